@@ -1,0 +1,47 @@
+#!/bin/bash
+# Install every Debian package that building, testing, benchmarking and the
+# demo of aifs need.  Idempotent: when everything is present it only runs
+# dpkg-query and exits.
+set -euo pipefail
+
+PACKAGES=(
+	# build
+	build-essential pkg-config clang libclang-rt-14-dev sparse
+	linux-headers-amd64 kmod
+	# userspace libraries
+	liblmdb-dev lmdb-utils libjerasure-dev libgf-complete-dev
+	libnl-3-dev libnl-genl-3-dev libinih-dev libmicrohttpd-dev
+	libsystemd-dev libssl-dev
+	# RDMA
+	rdma-core libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils
+	ibverbs-providers
+	# VM harness: the guest boots Debian's kernel with the host's / over 9p
+	qemu-system-x86 linux-image-amd64 busybox-static cpio iproute2
+	# tests, benchmarks and peers measured beside aifs
+	nfs-kernel-server fio stress-ng fsmark dbench python3
+	python3-hypothesis
+	# packaging
+	dkms
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+	status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+	[ "$status" = "install ok installed" ] || missing+=("$pkg")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "deps: all ${#PACKAGES[@]} packages present"
+	exit 0
+fi
+
+echo "deps: installing ${missing[*]}"
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+
+# The module is built against the headers of the kernel the guest boots:
+# both come from the -amd64 metapackages and must be the same version.
+"$(dirname "$0")/kver.sh" >/dev/null

@@ -1,0 +1,13 @@
+#!/bin/bash
+# Install what is built so far under DESTDIR ($1, may be empty): the kernel
+# module into the module tree of the kernel it was built for.
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+destdir=${1:-}
+kver=$("$TOP/scripts/kver.sh")
+
+install -D -m 644 "$TOP/kmod/aifs.ko" "$destdir/lib/modules/$kver/extra/aifs.ko"
+if [ -z "$destdir" ]; then
+	depmod "$kver"
+fi
+echo "installed aifs.ko for $kver under ${destdir:-/}"

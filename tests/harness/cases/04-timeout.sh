@@ -1,0 +1,2 @@
+# Runs past its limit: the harness must kill it and say FAIL.
+sleep 600

@@ -1,0 +1,39 @@
+#!/bin/bash
+# The VM harness proves itself: in one boot, a passing script must pass, a
+# failing one, one that makes the kernel WARN, one that runs past its limit
+# and one that leaves the module busy at unload must each fail, and a
+# skipping one must be skipped.  In a second boot, a task stuck in the
+# kernel beyond SIGKILL must be reported as hung and end its group.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+out=$(AIFS_RESULTS= scripts/vm/run -n harness-selftest -t 20 tests/harness/cases)
+echo "$out"
+
+status=0
+expect()
+{
+	if grep -qE "^$1" <<<"$out"; then
+		echo "ok: $1"
+	else
+		echo "MISSING: $1"
+		status=1
+	fi
+}
+expect 'PASS: harness-selftest/01-pass$'
+expect 'FAIL: harness-selftest/02-fail \(exit 1\)'
+expect 'FAIL: harness-selftest/03-warn \(kernel log: .*WARNING'
+expect 'FAIL: harness-selftest/04-timeout \(timed out'
+expect 'SKIP: harness-selftest/05-skip \(needs something this guest lacks\)'
+expect 'PASS: harness-selftest/06-busy$'
+expect 'FAIL: harness-selftest/unload \(FAILED to unload aifs'
+[ "$(grep -c '^\(PASS\|FAIL\|SKIP\): ' <<<"$out")" -eq 7 ] || {
+	echo "expected exactly 7 results"
+	status=1
+}
+
+out=$(AIFS_RESULTS= scripts/vm/run -n harness-hang -t 10 tests/harness/hang-cases)
+echo "$out"
+expect 'FAIL: harness-hang/01-hang \(hung: unkillable'
+expect 'FAIL: harness-hang/02-after-hang \(not run'
+exit $status

@@ -1,0 +1,70 @@
+# A mount sets up its per-mount sysfs directory and bdi, applies its options,
+# shows them without the secret, takes tunables from sysfs and remount at
+# once, and removes everything at umount.
+. "$AIFS_TOP/tests/vm/lib.sh"
+
+load_aifs
+mkdir -p /mnt/a /mnt/b
+expect_mount ok -o read_ahead_kb=4096,secret=s3cr3t-value,soft,timeo=50,port=7401 \
+	127.0.0.1:/ /mnt/a
+opts=$(grep ' /mnt/a aifs ' /proc/mounts) || fail "not in /proc/mounts"
+grep -q 's3cr3t' /proc/mounts /proc/self/mountinfo && fail "secret shown: $opts"
+for o in read_ahead_kb=4096 soft timeo=50 port=7401; do
+	grep -q ",$o\(,\| \)" <<<"$opts" || fail "$o missing from '$opts'"
+done
+
+dir=$(ls -d /sys/fs/aifs/aifs-*)
+[ "$(echo "$dir" | wc -l)" = 1 ] || fail "expected one sysfs dir: $dir"
+name=$(basename "$dir")
+bdi=/sys/class/bdi/$name
+[ -d "$bdi" ] || fail "no bdi $bdi"
+grep -rq s3cr3t "$dir" && fail "secret in sysfs"
+assert_eq "$(cat "$dir/read_ahead_kb")" 4096 "sysfs read_ahead_kb"
+assert_eq "$(cat "$bdi/read_ahead_kb")" 4096 "bdi read_ahead_kb"
+assert_eq "$(cat "$dir/timeo")" 50 "sysfs timeo"
+assert_eq "$(cat "$dir/max_inflight")" 64 "default max_inflight"
+assert_eq "$(cat "$dir/transport")" tcp "transport"
+assert_eq "$(cat "$dir/source")" "127.0.0.1:7401:/" "source"
+
+# sysfs writes take effect at once and are range-checked.
+echo 1024 >"$dir/read_ahead_kb"
+assert_eq "$(cat "$bdi/read_ahead_kb")" 1024 "bdi after sysfs write"
+echo 128 >"$dir/max_inflight"
+assert_eq "$(cat "$dir/max_inflight")" 128 "max_inflight after write"
+for bad in 1048577 -1 abc ""; do
+	echo "$bad" >"$dir/read_ahead_kb" 2>/dev/null && fail "sysfs accepted '$bad'"
+done
+echo 0 >"$dir/max_inflight" 2>/dev/null && fail "sysfs accepted max_inflight=0"
+assert_eq "$(cat "$dir/read_ahead_kb")" 1024 "read_ahead_kb after bad writes"
+echo tcp >"$dir/transport" 2>/dev/null && fail "transport is writable"
+
+# remount changes tunables; it refuses to change what the connection uses.
+expect_mount ok -r -o read_ahead_kb=2048,port=7401 127.0.0.1:/ /mnt/a
+assert_eq "$(cat "$bdi/read_ahead_kb")" 2048 "bdi after remount"
+grep ' /mnt/a ' /proc/mounts | grep -q read_ahead_kb=2048 || fail "remount not shown"
+dmesg -C
+expect_mount EINVAL -r -o port=7402 127.0.0.1:/ /mnt/a
+expect_dmesg "port cannot be changed on remount"
+mount -o remount,read_ahead_kb=512 /mnt/a || fail "mount(8) remount failed"
+assert_eq "$(cat "$bdi/read_ahead_kb")" 512 "bdi after mount(8) remount"
+
+# The root is an empty directory until the MDS client lands.
+[ -d /mnt/a ] || fail "root is not a directory"
+[ -z "$(ls -A /mnt/a)" ] || fail "root not empty"
+stat -f /mnt/a >/dev/null || fail "statfs failed"
+stat -f -c %t /mnt/a | grep -qi '^41494653$' || fail "wrong f_type: $(stat -f -c %t /mnt/a)"
+
+# A second mount, with IPv6 and several servers, gets its own directory.
+expect_mount ok -o transport=auto '[::1]:7500,127.0.0.2:/data/set1/' /mnt/b
+[ "$(ls /sys/fs/aifs | wc -l)" = 2 ] || fail "expected two mounts: $(ls /sys/fs/aifs)"
+dir2=$(ls -d /sys/fs/aifs/aifs-* | grep -v "/$name\$")
+assert_eq "$(cat "$dir2/source")" "[::1]:7500,127.0.0.2:7400:/data/set1" "source of b"
+assert_eq "$(cat "$dir2/transport")" tcp "auto falls back to tcp"
+assert_eq "$(cat "$dir2/read_ahead_kb")" 8192 "default read_ahead_kb"
+
+[ "$(module_refcount)" -ge 2 ] || fail "mounts hold no module reference"
+umount /mnt/a
+umount /mnt/b
+[ -z "$(ls /sys/fs/aifs)" ] || fail "sysfs left after umount: $(ls /sys/fs/aifs)"
+ls /sys/class/bdi | grep -q '^aifs-' && fail "bdi left after umount"
+assert_eq "$(module_refcount)" 0 "module refcount after umount"

@@ -1,0 +1,36 @@
+# Mount and unmount 100 times: ids are reused and no memory is kept.
+. "$AIFS_TOP/tests/vm/lib.sh"
+
+load_aifs
+mkdir -p /mnt/a
+
+# Objects in use in the general-purpose slab caches, where a leaked
+# superblock info, option string or kobject would stay.
+kmalloc_objects()
+{
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	awk '/^kmalloc-/ { n += $2 } END { print n }' /proc/slabinfo
+}
+
+cycle()
+{
+	local i
+	for i in $(seq "$1"); do
+		mount -t aifs -o secret=x,read_ahead_kb=$((i * 4)) 127.0.0.1:/ /mnt/a
+		umount /mnt/a
+	done
+}
+
+cycle 10	# warm up caches that grow once
+before=$(kmalloc_objects)
+cycle 100
+after=$(kmalloc_objects)
+echo "kmalloc objects in use: before $before, after $after"
+# A leak of one object per mount would add at least 100.
+[ $((after - before)) -lt 60 ] || fail "kmalloc objects grew by $((after - before))"
+
+mount -t aifs 127.0.0.1:/ /mnt/a
+[ -d /sys/fs/aifs/aifs-0 ] || fail "ids not reused: $(ls /sys/fs/aifs)"
+umount /mnt/a
+assert_eq "$(module_refcount)" 0 "module refcount"
