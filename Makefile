@@ -17,14 +17,24 @@ RESULTS := $(BUILD)/test-results.txt
 
 CC ?= cc
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-fstack-protector-strong $(CFLAGS)
+	-fstack-protector-strong -MMD -MP -Ilibproto/include $(CFLAGS)
 
 # Test-only kernel modules, never installed.
 TEST_KMODS := tests/harness/kmod
 
-USER_PROGS := $(BIN)/aifs-try-mount
+# Each part adds its programs and libraries in its own build.mk:
+#   USER_PROGS   programs in build/bin (built by 'make')
+#   UNIT_TESTS   C unit test programs in build/tests/unit (run by test-unit)
+#   FUZZ_PROGS   libFuzzer targets in build/fuzz (run briefly by test-unit)
+USER_PROGS :=
+UNIT_TESTS :=
+FUZZ_PROGS :=
+include libproto/build.mk
+-include utils/build.mk
+-include servers/build.mk
+include tests/build.mk
 
-.PHONY: all kmod user test-kmods deps test test-unit test-servers test-vm \
+.PHONY: all kmod user fuzz test-kmods deps test test-unit test-servers test-vm \
 	test-faults bench demo install clean vm-shell check-kernel-headers
 
 all: kmod user
@@ -41,11 +51,16 @@ kmod: check-kernel-headers
 test-kmods: check-kernel-headers
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(TEST_KMODS) W=1 KCFLAGS=-Werror modules
 
-user: $(USER_PROGS)
+user: $(USER_PROGS) $(UNIT_TESTS)
 
-$(BIN)/aifs-try-mount: tests/helpers/try_mount.c
-	@mkdir -p $(BIN)
-	$(CC) $(USER_CFLAGS) -o $@ $<
+fuzz: $(FUZZ_PROGS)
+
+# Objects of userspace sources, mirrored under build/obj.
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -c -o $@ $<
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 deps:
 	@scripts/deps.sh
@@ -53,7 +68,7 @@ deps:
 # Every layer runs even when an earlier one fails; the summary judges.
 test: deps
 	@mkdir -p $(BUILD); rm -f $(RESULTS)
-	@if $(MAKE) --no-print-directory all test-kmods >$(BUILD)/build.log 2>&1; then \
+	@if $(MAKE) --no-print-directory all test-kmods fuzz >$(BUILD)/build.log 2>&1; then \
 		echo "PASS: build" | tee -a $(RESULTS); \
 		for layer in unit servers vm faults; do \
 			AIFS_RESULTS=$(RESULTS) scripts/run-tests $$layer; \
@@ -64,7 +79,7 @@ test: deps
 	fi
 	@scripts/test-summary $(RESULTS)
 
-test-unit: all
+test-unit: all fuzz
 	@scripts/run-tests unit
 
 test-servers: all

@@ -11,7 +11,7 @@ PACKAGES=(
 	# userspace libraries
 	liblmdb-dev lmdb-utils libjerasure-dev libgf-complete-dev
 	libnl-3-dev libnl-genl-3-dev libinih-dev libmicrohttpd-dev
-	libsystemd-dev libssl-dev
+	libsystemd-dev libssl-dev libisal-dev
 	# RDMA
 	rdma-core libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils
 	ibverbs-providers

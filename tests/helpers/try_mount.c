@@ -6,6 +6,7 @@
  *
  * Usage: aifs-try-mount [-r] [-t TYPE] [-o OPTIONS] SOURCE TARGET
  *   -r  remount (MS_REMOUNT) an existing mount at TARGET
+ * An empty SOURCE passes no source at all (NULL), as mount(2) allows.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,7 +22,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	const char *type = "aifs", *options = NULL;
+	const char *type = "aifs", *options = NULL, *source;
 	unsigned long flags = 0;
 	int opt;
 
@@ -45,7 +46,8 @@ int main(int argc, char **argv)
 		usage();
 		return 2;
 	}
-	if (mount(argv[optind], argv[optind + 1], type, flags, options)) {
+	source = argv[optind][0] ? argv[optind] : NULL;
+	if (mount(source, argv[optind + 1], type, flags, options)) {
 		const char *name = strerrorname_np(errno);
 
 		printf("%s\n", name ? name : "unknown-errno");

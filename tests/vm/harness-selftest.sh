@@ -35,5 +35,9 @@ expect 'FAIL: harness-selftest/unload \(FAILED to unload aifs'
 out=$(AIFS_RESULTS= scripts/vm/run -n harness-hang -t 10 tests/harness/hang-cases)
 echo "$out"
 expect 'FAIL: harness-hang/01-hang \(hung: unkillable'
-expect 'FAIL: harness-hang/02-after-hang \(not run'
+expect 'FAIL: harness-hang/02-after-hang \(not run: 01-hang hung before it'
+[ "$(grep -c '^\(PASS\|FAIL\|SKIP\): ' <<<"$out")" -eq 2 ] || {
+	echo "expected exactly 2 results from the hang group"
+	status=1
+}
 exit $status

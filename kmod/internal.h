@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * aifs - private header of the kernel client.
+ *
+ * One section per .c file, in the manner of fs/ceph/super.h and
+ * fs/erofs/internal.h.
+ */
+#ifndef _AIFS_INTERNAL_H
+#define _AIFS_INTERNAL_H
+
+#include <linux/completion.h>
+#include <linux/fs.h>
+#include <linux/fs_context.h>
+#include <linux/fs_parser.h>
+#include <linux/kobject.h>
+#include <linux/mutex.h>
+#include <linux/socket.h>
+#include <linux/types.h>
+
+#include <aifs/aifs_proto.h>
+
+struct seq_file;
+
+#define AIFS_SUPER_MAGIC	0x41494653	/* "AIFS" */
+
+#define AIFS_MAX_SERVERS	8	/* servers in one mount source */
+#define AIFS_MAX_PATH		(PATH_MAX - 1)	/* subdir in the source */
+#define AIFS_MAX_SECRET		256	/* bytes of the shared secret */
+
+/*
+ * options.c
+ */
+
+enum aifs_transport {
+	AIFS_TRANSPORT_TCP,
+	AIFS_TRANSPORT_RDMA,
+	AIFS_TRANSPORT_AUTO,
+};
+
+/*
+ * Mount parameters. The unsigned ones come first: their values index
+ * aifs_uint_params[], the single table of names, ranges and defaults used
+ * by option parsing, show_options, remount and sysfs alike.
+ */
+enum aifs_param {
+	AIFS_OPT_PORT,
+	AIFS_OPT_READ_AHEAD_KB,
+	AIFS_OPT_MAX_INFLIGHT,
+	AIFS_OPT_TIMEO,
+	AIFS_OPT_RETRANS,
+	AIFS_OPT_ATTR_TIMEOUT,
+	AIFS_OPT_DENTRY_TIMEOUT,
+	AIFS_NR_UINT_PARAMS,
+
+	AIFS_OPT_TRANSPORT = AIFS_NR_UINT_PARAMS,
+	AIFS_OPT_HARD,
+	AIFS_OPT_SOFT,
+	AIFS_OPT_SECRET,
+	AIFS_OPT_SOURCE,
+};
+
+/**
+ * struct aifs_uint_param - an unsigned mount option and its limits
+ * @name: option name as written in mount(8) and in sysfs
+ * @offset: offset of its unsigned int in struct aifs_mount_options
+ * @min: smallest accepted value
+ * @max: largest accepted value
+ * @def: value used when the option is not given
+ * @remount: whether remount may change it
+ */
+struct aifs_uint_param {
+	const char *name;
+	size_t offset;
+	unsigned int min;
+	unsigned int max;
+	unsigned int def;
+	bool remount;
+};
+
+extern const struct aifs_uint_param aifs_uint_params[AIFS_NR_UINT_PARAMS];
+extern const struct fs_parameter_spec aifs_fs_parameters[];
+
+/**
+ * struct aifs_mount_options - everything a mount was asked for
+ * @servers: metadata servers; sin_port/sin6_port is 0 until
+ *	aifs_finish_options() has applied @port to servers given without one
+ * @nr_servers: used entries of @servers, 0 when no source was given
+ * @path: subdirectory of the file system to mount, normalised
+ * @secret: shared secret for connection authentication, NUL-terminated
+ * @transport: transport asked for (not necessarily the one in use)
+ * @port: port of servers given without one
+ * @read_ahead_kb: readahead window and largest read, in KiB
+ * @max_inflight: bound on outstanding requests of the mount
+ * @timeo: request timeout, in tenths of a second
+ * @retrans: retries before a soft mount fails a request
+ * @attr_timeout: seconds cached attributes stay valid
+ * @dentry_timeout: seconds cached dentries stay valid
+ * @soft: fail requests after @retrans retries instead of retrying forever
+ *
+ * Ranges and defaults of the unsigned members are in aifs_uint_params[].
+ * Those that remount or sysfs may change, and @soft, are read without
+ * locks: use READ_ONCE().
+ */
+struct aifs_mount_options {
+	struct sockaddr_storage servers[AIFS_MAX_SERVERS];
+	unsigned int nr_servers;
+	char *path;
+	char *secret;
+	enum aifs_transport transport;
+	unsigned int port;
+	unsigned int read_ahead_kb;
+	unsigned int max_inflight;
+	unsigned int timeo;
+	unsigned int retrans;
+	unsigned int attr_timeout;
+	unsigned int dentry_timeout;
+	bool soft;
+};
+
+/**
+ * struct aifs_fs_context - mount or remount request being built
+ * @opts: parsed options, defaults where not given
+ * @given: bit n set when option n (enum aifs_param) was given; remount
+ *	touches only those
+ */
+struct aifs_fs_context {
+	struct aifs_mount_options opts;
+	unsigned long given;
+};
+
+static inline unsigned int *aifs_uint_ptr(struct aifs_mount_options *opts,
+					  enum aifs_param param)
+{
+	return (unsigned int *)((char *)opts + aifs_uint_params[param].offset);
+}
+
+/* Tunables are read without locks while remount or sysfs may write them. */
+static inline unsigned int aifs_get_uint(const struct aifs_mount_options *opts,
+					 enum aifs_param param)
+{
+	const unsigned int *p = (const unsigned int *)((const char *)opts +
+					aifs_uint_params[param].offset);
+
+	return READ_ONCE(*p);
+}
+
+const char *aifs_transport_name(enum aifs_transport transport);
+void aifs_default_options(struct aifs_mount_options *opts);
+void aifs_free_options(struct aifs_mount_options *opts);
+int aifs_parse_param(struct fs_context *fc, struct fs_parameter *param);
+int aifs_finish_options(struct fs_context *fc);
+int aifs_check_remount(struct fs_context *fc,
+		       const struct aifs_mount_options *cur);
+void aifs_show_mount_options(struct seq_file *m,
+			     const struct aifs_mount_options *opts);
+
+/*
+ * super.c
+ */
+
+/**
+ * struct aifs_fs_info - per-superblock state
+ * @sb: the superblock this belongs to
+ * @opts: mount options, owned from get_tree on
+ * @transport: transport in use (transport=auto resolved)
+ * @id: number naming the bdi and the sysfs directory ("aifs-<id>"),
+ *	-1 until allocated
+ * @tune_lock: serialises writers of the tunables in @opts (remount and
+ *	sysfs), so that the bdi readahead always matches read_ahead_kb
+ * @kobj: /sys/fs/aifs/aifs-<id>
+ * @kobj_unregister: completed by the release of @kobj
+ */
+struct aifs_fs_info {
+	struct super_block *sb;
+	struct aifs_mount_options opts;
+	enum aifs_transport transport;
+	int id;
+	struct mutex tune_lock;		/* serialises tunable writers */
+	struct kobject kobj;
+	struct completion kobj_unregister;
+};
+
+static inline struct aifs_fs_info *AIFS_SB(struct super_block *sb)
+{
+	return sb->s_fs_info;
+}
+
+void aifs_set_tunable(struct aifs_fs_info *fsi, enum aifs_param param,
+		      unsigned int val);
+
+/*
+ * sysfs.c
+ */
+
+int aifs_sysfs_register(struct aifs_fs_info *fsi);
+void aifs_sysfs_unregister(struct aifs_fs_info *fsi);
+int aifs_sysfs_init(void);
+void aifs_sysfs_exit(void);
+
+#endif /* _AIFS_INTERNAL_H */

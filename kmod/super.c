@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aifs - module init and exit, the fs_context mount path, the superblock
+ * and the per-superblock bdi.
+ */
+#include <linux/backing-dev.h>
+#include <linux/idr.h>
+#include <linux/init.h>
+#include <linux/lockdep.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "internal.h"
+
+/* Inode number of the root until the MDS client supplies the real one. */
+#define AIFS_ROOT_INO	1
+
+/* Numbers of live superblocks: "aifs-<id>" names their bdi and sysfs dir. */
+static DEFINE_IDA(aifs_ida);
+
+static void aifs_set_readahead(struct aifs_fs_info *fsi)
+{
+	struct backing_dev_info *bdi = fsi->sb->s_bdi;
+	unsigned long pages;
+
+	/* as ceph_setup_bdi(): whole pages, and as large a single I/O */
+	pages = READ_ONCE(fsi->opts.read_ahead_kb) >> (PAGE_SHIFT - 10);
+	WRITE_ONCE(bdi->ra_pages, pages);
+	WRITE_ONCE(bdi->io_pages, pages);
+}
+
+/**
+ * aifs_set_tunable - change a tunable of a mounted file system at once
+ * @fsi: the mounted file system
+ * @param: an unsigned option that remount may change
+ * @val: new value, already range-checked
+ *
+ * Called with @fsi->tune_lock held, from remount and from sysfs.
+ */
+void aifs_set_tunable(struct aifs_fs_info *fsi, enum aifs_param param,
+		      unsigned int val)
+{
+	lockdep_assert_held(&fsi->tune_lock);
+
+	WRITE_ONCE(*aifs_uint_ptr(&fsi->opts, param), val);
+	if (param == AIFS_OPT_READ_AHEAD_KB)
+		aifs_set_readahead(fsi);
+}
+
+static int aifs_show_options(struct seq_file *m, struct dentry *root)
+{
+	aifs_show_mount_options(m, &AIFS_SB(root->d_sb)->opts);
+	return 0;
+}
+
+static const struct super_operations aifs_super_ops = {
+	.statfs		= simple_statfs,
+	.show_options	= aifs_show_options,
+};
+
+/*
+ * The root is an empty local directory for now: the namespace below it
+ * comes from the metadata server once the MDS client exists.
+ */
+static struct inode *aifs_new_root_inode(struct super_block *sb)
+{
+	struct inode *inode = new_inode(sb);
+	struct timespec64 now;
+
+	if (!inode)
+		return NULL;
+
+	inode->i_ino = AIFS_ROOT_INO;
+	inode->i_mode = S_IFDIR | 0755;
+	set_nlink(inode, 2);
+	inode->i_op = &simple_dir_inode_operations;
+	inode->i_fop = &simple_dir_operations;
+	now = current_time(inode);
+	inode->i_atime = now;
+	inode->i_mtime = now;
+	inode->i_ctime = now;
+	return inode;
+}
+
+/*
+ * On failure the VFS calls aifs_kill_sb(), which undoes whatever was set
+ * up here; hence no unwinding in this function.
+ */
+static int aifs_fill_super(struct super_block *sb, struct fs_context *fc)
+{
+	struct aifs_fs_info *fsi = AIFS_SB(sb);
+	struct inode *root;
+	int err;
+
+	fsi->sb = sb;
+	sb->s_magic = AIFS_SUPER_MAGIC;
+	sb->s_op = &aifs_super_ops;
+	sb->s_blocksize = PAGE_SIZE;
+	sb->s_blocksize_bits = PAGE_SHIFT;
+	sb->s_maxbytes = MAX_LFS_FILESIZE;
+	sb->s_time_gran = 1;
+
+	err = ida_alloc(&aifs_ida, GFP_KERNEL);
+	if (err < 0)
+		return err;
+	fsi->id = err;
+
+	err = super_setup_bdi_name(sb, "aifs-%d", fsi->id);
+	if (err)
+		return err;
+	aifs_set_readahead(fsi);
+
+	root = aifs_new_root_inode(sb);
+	if (!root)
+		return -ENOMEM;
+	sb->s_root = d_make_root(root);
+	if (!sb->s_root)
+		return -ENOMEM;
+
+	/* last, so that sysfs never shows a half-built mount */
+	return aifs_sysfs_register(fsi);
+}
+
+static void aifs_free_fs_info(struct aifs_fs_info *fsi)
+{
+	aifs_free_options(&fsi->opts);
+	mutex_destroy(&fsi->tune_lock);
+	kfree(fsi);
+}
+
+static int aifs_get_tree(struct fs_context *fc)
+{
+	struct aifs_fs_context *ctx = fc->fs_private;
+	struct aifs_fs_info *fsi;
+	int err;
+
+	err = aifs_finish_options(fc);
+	if (err)
+		return err;
+
+	fsi = kzalloc(sizeof(*fsi), GFP_KERNEL);
+	if (!fsi)
+		return -ENOMEM;
+	fsi->opts = ctx->opts;
+	/* fsi owns the strings now */
+	ctx->opts.path = NULL;
+	ctx->opts.secret = NULL;
+	/* no RDMA transport in this build: transport=auto means tcp */
+	fsi->transport = AIFS_TRANSPORT_TCP;
+	fsi->id = -1;
+	mutex_init(&fsi->tune_lock);
+
+	/*
+	 * sget_fc() moves fc->s_fs_info to sb->s_fs_info and clears it; from
+	 * then on aifs_kill_sb() frees fsi. If sget_fc() fails, fsi stays in
+	 * fc and aifs_free_fc() frees it. Every mount gets its own superblock
+	 * until sharing one between mounts of the same cluster is added.
+	 */
+	fc->s_fs_info = fsi;
+	return get_tree_nodev(fc, aifs_fill_super);
+}
+
+/*
+ * Remount: the tunables take effect at once; options that cannot change
+ * are refused only when their value really differs.
+ */
+static int aifs_reconfigure(struct fs_context *fc)
+{
+	struct aifs_fs_context *ctx = fc->fs_private;
+	struct aifs_fs_info *fsi = AIFS_SB(fc->root->d_sb);
+	int i, err;
+
+	err = aifs_check_remount(fc, &fsi->opts);
+	if (err)
+		return err;
+
+	mutex_lock(&fsi->tune_lock);
+	for (i = 0; i < AIFS_NR_UINT_PARAMS; i++)
+		if (aifs_uint_params[i].remount && (ctx->given & BIT(i)))
+			aifs_set_tunable(fsi, i, *aifs_uint_ptr(&ctx->opts, i));
+	if (ctx->given & (BIT(AIFS_OPT_HARD) | BIT(AIFS_OPT_SOFT)))
+		WRITE_ONCE(fsi->opts.soft, ctx->opts.soft);
+	mutex_unlock(&fsi->tune_lock);
+	return 0;
+}
+
+static void aifs_free_fc(struct fs_context *fc)
+{
+	struct aifs_fs_context *ctx = fc->fs_private;
+
+	if (fc->s_fs_info)
+		aifs_free_fs_info(fc->s_fs_info);
+	aifs_free_options(&ctx->opts);
+	kfree(ctx);
+}
+
+static const struct fs_context_operations aifs_context_ops = {
+	.free		= aifs_free_fc,
+	.parse_param	= aifs_parse_param,
+	.get_tree	= aifs_get_tree,
+	.reconfigure	= aifs_reconfigure,
+};
+
+/* Called for new mounts and for remounts (FS_CONTEXT_FOR_RECONFIGURE). */
+static int aifs_init_fs_context(struct fs_context *fc)
+{
+	struct aifs_fs_context *ctx;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	aifs_default_options(&ctx->opts);
+
+	fc->fs_private = ctx;
+	fc->ops = &aifs_context_ops;
+	return 0;
+}
+
+static void aifs_kill_sb(struct super_block *sb)
+{
+	struct aifs_fs_info *fsi = AIFS_SB(sb);
+
+	/*
+	 * Remove sysfs first: it waits for running show/store calls, and
+	 * store dereferences sb->s_bdi, which kill_anon_super() puts.
+	 */
+	aifs_sysfs_unregister(fsi);
+	kill_anon_super(sb);
+	/* the bdi named after the id is unregistered only now */
+	if (fsi->id >= 0)
+		ida_free(&aifs_ida, fsi->id);
+	aifs_free_fs_info(fsi);
+}
+
+static struct file_system_type aifs_fs_type = {
+	.owner			= THIS_MODULE,
+	.name			= "aifs",
+	.init_fs_context	= aifs_init_fs_context,
+	.parameters		= aifs_fs_parameters,
+	.kill_sb		= aifs_kill_sb,
+};
+MODULE_ALIAS_FS("aifs");
+
+static int __init aifs_init(void)
+{
+	int err;
+
+	err = aifs_sysfs_init();
+	if (err)
+		return err;
+
+	/* last: from here on mounts can arrive */
+	err = register_filesystem(&aifs_fs_type);
+	if (err)
+		goto out_sysfs;
+	return 0;
+
+out_sysfs:
+	aifs_sysfs_exit();
+	return err;
+}
+
+static void __exit aifs_exit(void)
+{
+	unregister_filesystem(&aifs_fs_type);
+	aifs_sysfs_exit();
+}
+
+module_init(aifs_init);
+module_exit(aifs_exit);
+
+MODULE_DESCRIPTION("aifs distributed file system client");
+MODULE_LICENSE("GPL");
