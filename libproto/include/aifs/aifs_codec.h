@@ -201,107 +201,95 @@ int aifs_msg_decode_head(u16 op, bool reply, const void *buf, u32 len,
 
 /*
  * Typed wrappers, one pair per message: aifs_encode_lookup_req(buf, size,
- * &req, parts) and aifs_decode_lookup_req(buf, len, &req, parts), etc.
+ * &req, parts) and aifs_decode_lookup_req(buf, len, &req, parts), etc.,
+ * for struct aifs_<tag>.  AIFS_MSG_<fn> is the opcode and direction.
  */
-#define AIFS_MSG_CODEC(fn, op, reply, type)				\
-static inline int aifs_encode_##fn(void *buf, u32 size, const type *m,	\
+#define AIFS_MSG_CODEC(fn, op, reply, tag)				\
+enum { AIFS_MSG_##fn = (op) << 1 | (reply) };				\
+static inline int aifs_encode_##fn(void *buf, u32 size,		\
+				   const struct aifs_##tag *m,		\
 				   const struct aifs_span *parts)	\
 {									\
-	return aifs_msg_encode(op, reply, buf, size, m, sizeof(*m), parts); \
+	return aifs_msg_encode(AIFS_MSG_##fn >> 1, AIFS_MSG_##fn & 1,	\
+			       buf, size, m, sizeof(*m), parts);	\
 }									\
-static inline int aifs_decode_##fn(const void *buf, u32 len, type *m,	\
+static inline int aifs_decode_##fn(const void *buf, u32 len,		\
+				   struct aifs_##tag *m,		\
 				   struct aifs_span *parts)		\
 {									\
-	return aifs_msg_decode(op, reply, buf, len, m, sizeof(*m), parts); \
+	return aifs_msg_decode(AIFS_MSG_##fn >> 1, AIFS_MSG_##fn & 1,	\
+			       buf, len, m, sizeof(*m), parts);		\
 }
 
-AIFS_MSG_CODEC(hello_req, AIFS_OP_HELLO, false, struct aifs_hello_req)
-AIFS_MSG_CODEC(hello_rep, AIFS_OP_HELLO, true, struct aifs_hello_rep)
-AIFS_MSG_CODEC(auth_req, AIFS_OP_AUTH, false, struct aifs_auth_req)
-AIFS_MSG_CODEC(auth_rep, AIFS_OP_AUTH, true, struct aifs_auth_rep)
-AIFS_MSG_CODEC(lookup_req, AIFS_OP_LOOKUP, false, struct aifs_name_req)
-AIFS_MSG_CODEC(lookup_rep, AIFS_OP_LOOKUP, true, struct aifs_entry_rep)
-AIFS_MSG_CODEC(getattr_req, AIFS_OP_GETATTR, false, struct aifs_ino_req)
-AIFS_MSG_CODEC(getattr_rep, AIFS_OP_GETATTR, true, struct aifs_attr_rep)
-AIFS_MSG_CODEC(setattr_req, AIFS_OP_SETATTR, false, struct aifs_setattr_req)
-AIFS_MSG_CODEC(setattr_rep, AIFS_OP_SETATTR, true, struct aifs_attr_rep)
-AIFS_MSG_CODEC(create_req, AIFS_OP_CREATE, false, struct aifs_create_req)
-AIFS_MSG_CODEC(create_rep, AIFS_OP_CREATE, true, struct aifs_create_rep)
-AIFS_MSG_CODEC(mkdir_req, AIFS_OP_MKDIR, false, struct aifs_create_req)
-AIFS_MSG_CODEC(mkdir_rep, AIFS_OP_MKDIR, true, struct aifs_entry_rep)
-AIFS_MSG_CODEC(mknod_req, AIFS_OP_MKNOD, false, struct aifs_create_req)
-AIFS_MSG_CODEC(mknod_rep, AIFS_OP_MKNOD, true, struct aifs_entry_rep)
-AIFS_MSG_CODEC(unlink_req, AIFS_OP_UNLINK, false, struct aifs_name_req)
-AIFS_MSG_CODEC(unlink_rep, AIFS_OP_UNLINK, true, struct aifs_entry_rep)
-AIFS_MSG_CODEC(rmdir_req, AIFS_OP_RMDIR, false, struct aifs_name_req)
-AIFS_MSG_CODEC(rmdir_rep, AIFS_OP_RMDIR, true, struct aifs_entry_rep)
-AIFS_MSG_CODEC(rename_req, AIFS_OP_RENAME, false, struct aifs_rename_req)
-AIFS_MSG_CODEC(rename_rep, AIFS_OP_RENAME, true, struct aifs_rename_rep)
-AIFS_MSG_CODEC(link_req, AIFS_OP_LINK, false, struct aifs_link_req)
-AIFS_MSG_CODEC(link_rep, AIFS_OP_LINK, true, struct aifs_entry_rep)
-AIFS_MSG_CODEC(symlink_req, AIFS_OP_SYMLINK, false, struct aifs_symlink_req)
-AIFS_MSG_CODEC(symlink_rep, AIFS_OP_SYMLINK, true, struct aifs_entry_rep)
-AIFS_MSG_CODEC(readlink_req, AIFS_OP_READLINK, false, struct aifs_ino_req)
-AIFS_MSG_CODEC(readlink_rep, AIFS_OP_READLINK, true, struct aifs_readlink_rep)
-AIFS_MSG_CODEC(readdir_req, AIFS_OP_READDIR, false, struct aifs_readdir_req)
-AIFS_MSG_CODEC(readdir_rep, AIFS_OP_READDIR, true, struct aifs_readdir_rep)
-AIFS_MSG_CODEC(statfs_req, AIFS_OP_STATFS, false, struct aifs_ino_req)
-AIFS_MSG_CODEC(statfs_rep, AIFS_OP_STATFS, true, struct aifs_statfs_rep)
-AIFS_MSG_CODEC(getxattr_req, AIFS_OP_GETXATTR, false, struct aifs_getxattr_req)
-AIFS_MSG_CODEC(getxattr_rep, AIFS_OP_GETXATTR, true, struct aifs_xattr_rep)
-AIFS_MSG_CODEC(setxattr_req, AIFS_OP_SETXATTR, false, struct aifs_setxattr_req)
-AIFS_MSG_CODEC(setxattr_rep, AIFS_OP_SETXATTR, true, struct aifs_attr_rep)
-AIFS_MSG_CODEC(listxattr_req, AIFS_OP_LISTXATTR, false,
-	       struct aifs_listxattr_req)
-AIFS_MSG_CODEC(listxattr_rep, AIFS_OP_LISTXATTR, true, struct aifs_xattr_rep)
-AIFS_MSG_CODEC(removexattr_req, AIFS_OP_REMOVEXATTR, false,
-	       struct aifs_name_req)
-AIFS_MSG_CODEC(removexattr_rep, AIFS_OP_REMOVEXATTR, true,
-	       struct aifs_attr_rep)
-AIFS_MSG_CODEC(open_req, AIFS_OP_OPEN, false, struct aifs_open_req)
-AIFS_MSG_CODEC(open_rep, AIFS_OP_OPEN, true, struct aifs_open_rep)
-AIFS_MSG_CODEC(close_req, AIFS_OP_CLOSE, false, struct aifs_close_req)
-AIFS_MSG_CODEC(close_rep, AIFS_OP_CLOSE, true, struct aifs_attr_rep)
-AIFS_MSG_CODEC(layout_get_req, AIFS_OP_LAYOUT_GET, false, struct aifs_ino_req)
-AIFS_MSG_CODEC(layout_get_rep, AIFS_OP_LAYOUT_GET, true,
-	       struct aifs_layout_rep)
-AIFS_MSG_CODEC(layout_set_req, AIFS_OP_LAYOUT_SET, false,
-	       struct aifs_layout_set_req)
-AIFS_MSG_CODEC(layout_set_rep, AIFS_OP_LAYOUT_SET, true,
-	       struct aifs_layout_rep)
-AIFS_MSG_CODEC(map_get_req, AIFS_OP_MAP_GET, false, struct aifs_map_get_req)
-AIFS_MSG_CODEC(map_get_rep, AIFS_OP_MAP_GET, true, struct aifs_map_rep)
-AIFS_MSG_CODEC(ds_register_req, AIFS_OP_DS_REGISTER, false,
-	       struct aifs_ds_register_req)
-AIFS_MSG_CODEC(ds_register_rep, AIFS_OP_DS_REGISTER, true,
-	       struct aifs_ds_register_rep)
-AIFS_MSG_CODEC(ds_heartbeat_req, AIFS_OP_DS_HEARTBEAT, false,
-	       struct aifs_ds_heartbeat_req)
-AIFS_MSG_CODEC(ds_heartbeat_rep, AIFS_OP_DS_HEARTBEAT, true,
-	       struct aifs_ds_heartbeat_rep)
-AIFS_MSG_CODEC(chunk_read_req, AIFS_OP_CHUNK_READ, false,
-	       struct aifs_chunk_read_req)
-AIFS_MSG_CODEC(chunk_read_rep, AIFS_OP_CHUNK_READ, true,
-	       struct aifs_chunk_read_rep)
-AIFS_MSG_CODEC(chunk_write_req, AIFS_OP_CHUNK_WRITE, false,
-	       struct aifs_chunk_write_req)
-AIFS_MSG_CODEC(chunk_write_rep, AIFS_OP_CHUNK_WRITE, true,
-	       struct aifs_chunk_rep)
+AIFS_MSG_CODEC(hello_req, AIFS_OP_HELLO, false, hello_req)
+AIFS_MSG_CODEC(hello_rep, AIFS_OP_HELLO, true, hello_rep)
+AIFS_MSG_CODEC(auth_req, AIFS_OP_AUTH, false, auth_req)
+AIFS_MSG_CODEC(auth_rep, AIFS_OP_AUTH, true, auth_rep)
+AIFS_MSG_CODEC(lookup_req, AIFS_OP_LOOKUP, false, name_req)
+AIFS_MSG_CODEC(lookup_rep, AIFS_OP_LOOKUP, true, entry_rep)
+AIFS_MSG_CODEC(getattr_req, AIFS_OP_GETATTR, false, ino_req)
+AIFS_MSG_CODEC(getattr_rep, AIFS_OP_GETATTR, true, attr_rep)
+AIFS_MSG_CODEC(setattr_req, AIFS_OP_SETATTR, false, setattr_req)
+AIFS_MSG_CODEC(setattr_rep, AIFS_OP_SETATTR, true, attr_rep)
+AIFS_MSG_CODEC(create_req, AIFS_OP_CREATE, false, create_req)
+AIFS_MSG_CODEC(create_rep, AIFS_OP_CREATE, true, create_rep)
+AIFS_MSG_CODEC(mkdir_req, AIFS_OP_MKDIR, false, create_req)
+AIFS_MSG_CODEC(mkdir_rep, AIFS_OP_MKDIR, true, entry_rep)
+AIFS_MSG_CODEC(mknod_req, AIFS_OP_MKNOD, false, create_req)
+AIFS_MSG_CODEC(mknod_rep, AIFS_OP_MKNOD, true, entry_rep)
+AIFS_MSG_CODEC(unlink_req, AIFS_OP_UNLINK, false, name_req)
+AIFS_MSG_CODEC(unlink_rep, AIFS_OP_UNLINK, true, entry_rep)
+AIFS_MSG_CODEC(rmdir_req, AIFS_OP_RMDIR, false, name_req)
+AIFS_MSG_CODEC(rmdir_rep, AIFS_OP_RMDIR, true, entry_rep)
+AIFS_MSG_CODEC(rename_req, AIFS_OP_RENAME, false, rename_req)
+AIFS_MSG_CODEC(rename_rep, AIFS_OP_RENAME, true, rename_rep)
+AIFS_MSG_CODEC(link_req, AIFS_OP_LINK, false, link_req)
+AIFS_MSG_CODEC(link_rep, AIFS_OP_LINK, true, entry_rep)
+AIFS_MSG_CODEC(symlink_req, AIFS_OP_SYMLINK, false, symlink_req)
+AIFS_MSG_CODEC(symlink_rep, AIFS_OP_SYMLINK, true, entry_rep)
+AIFS_MSG_CODEC(readlink_req, AIFS_OP_READLINK, false, ino_req)
+AIFS_MSG_CODEC(readlink_rep, AIFS_OP_READLINK, true, readlink_rep)
+AIFS_MSG_CODEC(readdir_req, AIFS_OP_READDIR, false, readdir_req)
+AIFS_MSG_CODEC(readdir_rep, AIFS_OP_READDIR, true, readdir_rep)
+AIFS_MSG_CODEC(statfs_req, AIFS_OP_STATFS, false, ino_req)
+AIFS_MSG_CODEC(statfs_rep, AIFS_OP_STATFS, true, statfs_rep)
+AIFS_MSG_CODEC(getxattr_req, AIFS_OP_GETXATTR, false, getxattr_req)
+AIFS_MSG_CODEC(getxattr_rep, AIFS_OP_GETXATTR, true, xattr_rep)
+AIFS_MSG_CODEC(setxattr_req, AIFS_OP_SETXATTR, false, setxattr_req)
+AIFS_MSG_CODEC(setxattr_rep, AIFS_OP_SETXATTR, true, attr_rep)
+AIFS_MSG_CODEC(listxattr_req, AIFS_OP_LISTXATTR, false, listxattr_req)
+AIFS_MSG_CODEC(listxattr_rep, AIFS_OP_LISTXATTR, true, xattr_rep)
+AIFS_MSG_CODEC(removexattr_req, AIFS_OP_REMOVEXATTR, false, name_req)
+AIFS_MSG_CODEC(removexattr_rep, AIFS_OP_REMOVEXATTR, true, attr_rep)
+AIFS_MSG_CODEC(open_req, AIFS_OP_OPEN, false, open_req)
+AIFS_MSG_CODEC(open_rep, AIFS_OP_OPEN, true, open_rep)
+AIFS_MSG_CODEC(close_req, AIFS_OP_CLOSE, false, close_req)
+AIFS_MSG_CODEC(close_rep, AIFS_OP_CLOSE, true, attr_rep)
+AIFS_MSG_CODEC(layout_get_req, AIFS_OP_LAYOUT_GET, false, ino_req)
+AIFS_MSG_CODEC(layout_get_rep, AIFS_OP_LAYOUT_GET, true, layout_rep)
+AIFS_MSG_CODEC(layout_set_req, AIFS_OP_LAYOUT_SET, false, layout_set_req)
+AIFS_MSG_CODEC(layout_set_rep, AIFS_OP_LAYOUT_SET, true, layout_rep)
+AIFS_MSG_CODEC(map_get_req, AIFS_OP_MAP_GET, false, map_get_req)
+AIFS_MSG_CODEC(map_get_rep, AIFS_OP_MAP_GET, true, map_rep)
+AIFS_MSG_CODEC(ds_register_req, AIFS_OP_DS_REGISTER, false, ds_register_req)
+AIFS_MSG_CODEC(ds_register_rep, AIFS_OP_DS_REGISTER, true, ds_register_rep)
+AIFS_MSG_CODEC(ds_heartbeat_req, AIFS_OP_DS_HEARTBEAT, false, ds_heartbeat_req)
+AIFS_MSG_CODEC(ds_heartbeat_rep, AIFS_OP_DS_HEARTBEAT, true, ds_heartbeat_rep)
+AIFS_MSG_CODEC(chunk_read_req, AIFS_OP_CHUNK_READ, false, chunk_read_req)
+AIFS_MSG_CODEC(chunk_read_rep, AIFS_OP_CHUNK_READ, true, chunk_read_rep)
+AIFS_MSG_CODEC(chunk_write_req, AIFS_OP_CHUNK_WRITE, false, chunk_write_req)
+AIFS_MSG_CODEC(chunk_write_rep, AIFS_OP_CHUNK_WRITE, true, chunk_rep)
 AIFS_MSG_CODEC(chunk_truncate_req, AIFS_OP_CHUNK_TRUNCATE, false,
-	       struct aifs_chunk_truncate_req)
-AIFS_MSG_CODEC(chunk_truncate_rep, AIFS_OP_CHUNK_TRUNCATE, true,
-	       struct aifs_chunk_rep)
-AIFS_MSG_CODEC(chunk_delete_req, AIFS_OP_CHUNK_DELETE, false,
-	       struct aifs_chunk_delete_req)
+	       chunk_truncate_req)
+AIFS_MSG_CODEC(chunk_truncate_rep, AIFS_OP_CHUNK_TRUNCATE, true, chunk_rep)
+AIFS_MSG_CODEC(chunk_delete_req, AIFS_OP_CHUNK_DELETE, false, chunk_delete_req)
 AIFS_MSG_CODEC(chunk_checksum_req, AIFS_OP_CHUNK_CHECKSUM, false,
-	       struct aifs_chunk_checksum_req)
+	       chunk_checksum_req)
 AIFS_MSG_CODEC(chunk_checksum_rep, AIFS_OP_CHUNK_CHECKSUM, true,
-	       struct aifs_chunk_checksum_rep)
-AIFS_MSG_CODEC(chunk_forward_req, AIFS_OP_CHUNK_FORWARD, false,
-	       struct aifs_chunk_write_req)
-AIFS_MSG_CODEC(chunk_forward_rep, AIFS_OP_CHUNK_FORWARD, true,
-	       struct aifs_chunk_rep)
-AIFS_MSG_CODEC(ds_statfs_rep, AIFS_OP_DS_STATFS, true, struct aifs_statfs_rep)
+	       chunk_checksum_rep)
+AIFS_MSG_CODEC(chunk_forward_req, AIFS_OP_CHUNK_FORWARD, false, chunk_write_req)
+AIFS_MSG_CODEC(chunk_forward_rep, AIFS_OP_CHUNK_FORWARD, true, chunk_rep)
+AIFS_MSG_CODEC(ds_statfs_rep, AIFS_OP_DS_STATFS, true, statfs_rep)
 
 /* Reading the parts of a decoded message. */
 

@@ -21,6 +21,8 @@
 #define __force
 #endif
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 typedef uint8_t u8;
 typedef uint16_t u16;
 typedef uint32_t u32;
