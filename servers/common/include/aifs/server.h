@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The server runtime shared by aifs-mds and aifs-ds: listener, connections,
+ * framing, the handshake, dispatch of requests to handlers (inline on the
+ * event loop thread, or on worker threads for blocking work), limits,
+ * timeouts and a clean stop on SIGTERM.  See Documentation/server-runtime.md.
+ *
+ * A server:
+ *
+ *	aifs_log_setup("aifs-mds", AIFS_LOG_INFO);
+ *	switch (aifs_config_from_args(argc, argv, "/etc/aifs/mds.conf",
+ *				      mds_settings, &cfg)) { ... }
+ *	aifs_server_create(&cfg.server, mds, &srv);
+ *	aifs_server_register(srv, AIFS_OP_LOOKUP, mds_lookup,
+ *			     AIFS_HANDLER_BLOCKING);
+ *	err = aifs_server_run(srv);		(until SIGTERM or SIGINT)
+ *	aifs_server_destroy(srv);
+ */
+#ifndef AIFS_SERVER_H
+#define AIFS_SERVER_H
+
+#include <limits.h>
+#include <netdb.h>
+
+#include "aifs/aifs_codec.h"
+#include "aifs/config.h"
+#include "aifs/log.h"
+
+/* What every server's config holds (the rows of AIFS_SERVER_SETTINGS). */
+struct aifs_server_config {
+	char listen_address[NI_MAXHOST];
+	int listen_port;
+	char secret_file[PATH_MAX];
+	int max_connections;
+	int max_inflight;
+	int output_limit_kib;
+	int worker_threads;
+	int io_timeout;
+	int handshake_timeout;
+	int log_level;
+};
+
+/*
+ * The common rows of a server's setting table, for a config struct @type
+ * whose member @m is its struct aifs_server_config; @port is the default
+ * port, as a string.
+ */
+#define AIFS_SERVER_SETTINGS(T, m, port)				\
+	AIFS_SETTING_STRING("listen_address", T, m.listen_address, "::"), \
+	AIFS_SETTING_INT("listen_port", T, m.listen_port, port, 0, 65535), \
+	AIFS_SETTING_STRING("secret_file", T, m.secret_file,	\
+			    "/etc/aifs/secret"),			\
+	AIFS_SETTING_INT("max_connections", T, m.max_connections,	\
+			 "4096", 1, 1000000),				\
+	AIFS_SETTING_INT("max_inflight", T, m.max_inflight,		\
+			 "64", 1, 4096),				\
+	AIFS_SETTING_INT("output_limit_kib", T, m.output_limit_kib,	\
+			 "16384", 64, 4194304),				\
+	AIFS_SETTING_INT("worker_threads", T, m.worker_threads,	\
+			 "8", 1, 1024),					\
+	AIFS_SETTING_INT("io_timeout", T, m.io_timeout, "30", 1, 3600), \
+	AIFS_SETTING_INT("handshake_timeout", T, m.handshake_timeout, \
+			 "10", 1, 3600),				\
+	AIFS_SETTING_ENUM("log_level", T, m.log_level, "info",	\
+			  aifs_log_level_names)
+
+/**
+ * struct aifs_request - one request, as a handler sees it
+ * @opcode:      enum aifs_opcode
+ * @version:     protocol version of the connection
+ * @request_id:  the requester's id (for reply caches)
+ * @session_id:  the server's id of the connection
+ * @payload:     @payload_len bytes, CRC-checked, not yet decoded
+ * @payload_len: at most AIFS_MAX_PAYLOAD
+ * @data:        the server's data, as given to aifs_server_create()
+ * @reply:       the reply payload, malloc'ed by the handler (or NULL);
+ *               the runtime sends and frees it
+ * @reply_len:   its length, at most AIFS_MAX_PAYLOAD
+ *
+ * A handler returns 0 or a negative errno, sent as the reply's status.
+ * A blocking handler runs on a worker thread: it must not touch anything
+ * of the runtime but its request.
+ */
+struct aifs_request {
+	u16 opcode;
+	u16 version;
+	u64 request_id;
+	u64 session_id;
+	const void *payload;
+	u32 payload_len;
+	void *data;
+	void *reply;
+	u32 reply_len;
+};
+
+typedef int aifs_handler_fn(struct aifs_request *req);
+
+/* Run on a worker thread: the handler may block (disk, LMDB, the network). */
+#define AIFS_HANDLER_BLOCKING	0x1U
+
+struct aifs_server;
+
+/*
+ * Load the secret, start the worker threads; nothing listens yet.  @data
+ * is handed to every handler.  Errors are logged.
+ */
+int aifs_server_create(const struct aifs_server_config *cfg, void *data,
+		       struct aifs_server **srvp);
+
+/*
+ * Handle @opcode with @fn (AIFS_HANDLER_* @flags), replacing any earlier
+ * handler; PING has a built-in inline one.  HELLO and AUTH belong to the
+ * runtime (-EINVAL).
+ */
+int aifs_server_register(struct aifs_server *srv, u16 opcode,
+			 aifs_handler_fn *fn, unsigned int flags);
+
+/*
+ * Listen and serve until SIGTERM or SIGINT; then stop accepting, answer the
+ * requests in flight (for up to io_timeout seconds), close every
+ * connection and return 0.  Errors are logged.
+ */
+int aifs_server_run(struct aifs_server *srv);
+
+void aifs_server_destroy(struct aifs_server *srv);
+
+#endif /* AIFS_SERVER_H */

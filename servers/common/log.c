@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Logging to stderr.  Under systemd (JOURNAL_STREAM set) each line starts
+ * with the "<N>" syslog priority that journald turns into the entry's
+ * level; on a terminal the level is spelled out instead.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <syslog.h>
+
+#include "aifs/log.h"
+
+const char *const aifs_log_level_names[] = {
+	[AIFS_LOG_ERROR] = "error",
+	[AIFS_LOG_WARN] = "warn",
+	[AIFS_LOG_INFO] = "info",
+	[AIFS_LOG_DEBUG] = "debug",
+	NULL,
+};
+
+static const int log_priority[] = {
+	[AIFS_LOG_ERROR] = LOG_ERR,
+	[AIFS_LOG_WARN] = LOG_WARNING,
+	[AIFS_LOG_INFO] = LOG_INFO,
+	[AIFS_LOG_DEBUG] = LOG_DEBUG,
+};
+
+static const char *log_component = "aifs";
+static enum aifs_log_level log_level = AIFS_LOG_INFO;
+static bool log_to_journal;
+
+void aifs_log_setup(const char *component, enum aifs_log_level level)
+{
+	log_component = component;
+	log_level = level;
+	log_to_journal = getenv("JOURNAL_STREAM");
+}
+
+void aifs_log(enum aifs_log_level level, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n;
+
+	if (level > log_level)
+		return;
+	if (log_to_journal)
+		n = snprintf(line, sizeof(line), "<%d>%s: ",
+			     log_priority[level], log_component);
+	else
+		n = snprintf(line, sizeof(line), "%s: %s: ", log_component,
+			     aifs_log_level_names[level]);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	va_end(ap);
+	/* One write per line, so that threads do not interleave. */
+	fprintf(stderr, "%s\n", line);
+}

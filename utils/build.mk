@@ -1,0 +1,14 @@
+# utils: libaifs, the userspace client library of the wire protocol (the
+# admin tools will join it here).
+LIBAIFS := $(BUILD)/lib/libaifs.a
+LIBAIFS_SRCS := $(addprefix utils/libaifs/,secret.c auth.c frame.c \
+	handshake.c conn.c)
+LIBAIFS_CFLAGS := -Iutils/libaifs/include
+# Link a libaifs user with: $(LIBAIFS) $(LIBPROTO) $(LIBAIFS_LIBS)
+LIBAIFS_LIBS := -lcrypto -lpthread $(LIBPROTO_LIBS)
+
+$(LIBAIFS_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBAIFS_CFLAGS)
+
+$(LIBAIFS): $(LIBAIFS_SRCS:%.c=$(BUILD)/obj/%.o)
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * libaifs internals: the connection and its frame I/O.
+ */
+#ifndef LIBAIFS_INTERNAL_H
+#define LIBAIFS_INTERNAL_H
+
+#include <pthread.h>
+
+#include "aifs/libaifs.h"
+
+/* A caller of aifs_call() waiting for its reply; lives on its stack. */
+struct aifs_pending {
+	struct aifs_pending *next;
+	u64 request_id;
+	bool done;
+	int err;			/* when done: 0 or why no reply came */
+	struct aifs_reply reply;
+	pthread_cond_t cond;
+};
+
+/*
+ * One connection.  Frames go out whole under @send_lock; one reader thread
+ * takes every reply off the socket and hands it to its waiter.
+ */
+struct aifs_conn {
+	int fd;
+	u16 version;
+	u64 session_id;
+	pthread_t reader;
+	pthread_mutex_t send_lock;
+	pthread_mutex_t lock;		/* protects what follows */
+	pthread_condattr_t condattr;	/* CLOCK_MONOTONIC for timed waits */
+	u64 next_request_id;
+	struct aifs_pending *pending;
+	int broken;			/* -errno once the stream is unusable */
+};
+
+/* The time left until @deadline (-1: none), for poll(). */
+int aifs_ms_left(s64 deadline);
+
+/* frame.c */
+/* Wait until @fd is ready for @events (poll); -ETIMEDOUT past @deadline. */
+int aifs_fd_wait(int fd, short events, s64 deadline);
+int aifs_frame_send(int fd, struct aifs_frame_hdr *hdr, const struct iovec *iov,
+		    int iovcnt, s64 deadline, bool *partial);
+int aifs_frame_recv(int fd, struct aifs_frame_hdr *hdr, void **payload,
+		    s64 deadline);
+
+/* handshake.c */
+int aifs_handshake(struct aifs_conn *conn, const struct aifs_connect_opts *opts,
+		   s64 deadline);
+
+#endif /* LIBAIFS_INTERNAL_H */
