@@ -22,12 +22,10 @@
 /**
  * struct aifs_endpoint - one side of a transport: a listener or a connection
  * @fd:   the descriptor the event loop watches
- * @priv: the transport's own state (unused by TCP)
  * @name: the peer's (connection) or own (listener) address, for logs
  */
 struct aifs_endpoint {
 	int fd;
-	void *priv;
 	char name[AIFS_ADDR_NAME_MAX];
 };
 
