@@ -16,16 +16,23 @@
 #include <linux/mutex.h>
 #include <linux/socket.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 #include <aifs/aifs_proto.h>
 
+struct crypto_shash;
+struct aifs_fs_info;
+struct net;
 struct seq_file;
+struct task_struct;
+struct aifs_transport_ops;
+struct aifs_xprt;
 
 #define AIFS_SUPER_MAGIC	0x41494653	/* "AIFS" */
 
 #define AIFS_MAX_SERVERS	8	/* servers in one mount source */
 #define AIFS_MAX_PATH		(PATH_MAX - 1)	/* subdir in the source */
-#define AIFS_MAX_SECRET		256	/* bytes of the shared secret */
 
 /*
  * options.c
@@ -155,6 +162,88 @@ void aifs_show_mount_options(struct seq_file *m,
 			     const struct aifs_mount_options *opts);
 
 /*
+ * conn.c
+ */
+
+/**
+ * struct aifs_conn - a connection to one server
+ * @addr: the server
+ * @xprt: transport carrying the frames
+ * @receiver: thread receiving the replies
+ * @send_lock: serialises the frames sent
+ * @reqs: outstanding requests by id; its lock also guards @error
+ * @next_id: for the cyclic allocation of request ids
+ * @error: 0, or the negative errno that closed the connection
+ * @version: protocol version of the frames sent
+ */
+struct aifs_conn {
+	struct sockaddr_storage addr;
+	struct aifs_xprt *xprt;
+	struct task_struct *receiver;
+	struct mutex send_lock;		/* serialises senders */
+	struct xarray reqs;
+	u32 next_id;
+	int error;
+	u16 version;
+};
+
+struct aifs_conn *aifs_conn_open(struct net *net,
+				 const struct sockaddr_storage *addr,
+				 const struct aifs_transport_ops *ops,
+				 unsigned long timeout);
+void aifs_conn_close(struct aifs_conn *conn);
+bool aifs_conn_fail(struct aifs_conn *conn, int err);
+int aifs_conn_error(struct aifs_conn *conn);
+void aifs_conn_set_version(struct aifs_conn *conn, u16 version);
+int aifs_conn_call(struct aifs_conn *conn, u16 opcode, const void *payload,
+		   u32 len, void *reply, u32 reply_size, unsigned long timeout);
+
+/*
+ * auth.c
+ */
+
+/**
+ * struct aifs_handshake - what a server tells in the handshake
+ * @version: protocol version both speak
+ * @session_id: the server's id for the connection
+ * @fs_uuid: file system the server serves
+ */
+struct aifs_handshake {
+	u16 version;
+	u64 session_id;
+	u8 fs_uuid[16];
+};
+
+int aifs_handshake(struct aifs_conn *conn, struct crypto_shash *hmac,
+		   struct aifs_handshake *hs, unsigned long timeout);
+int aifs_auth_init(void);
+
+/*
+ * session.c
+ */
+
+/**
+ * struct aifs_session - a mount's authenticated session with its MDS
+ * @conn: the connection, NULL until aifs_session_open() succeeds
+ * @server: address of the server, for sysfs and messages
+ * @version: negotiated protocol version
+ * @id: the server's session id
+ * @fs_uuid: the file system served
+ * @keepalive: PING every timeo/2
+ */
+struct aifs_session {
+	struct aifs_conn *conn;
+	struct sockaddr_storage server;
+	u16 version;
+	u64 id;
+	u8 fs_uuid[16];
+	struct delayed_work keepalive;
+};
+
+int aifs_session_open(struct aifs_fs_info *fsi, struct fs_context *fc);
+void aifs_session_close(struct aifs_fs_info *fsi);
+
+/*
  * super.c
  */
 
@@ -163,6 +252,7 @@ void aifs_show_mount_options(struct seq_file *m,
  * @sb: the superblock this belongs to
  * @opts: mount options, owned from get_tree on
  * @transport: transport in use (transport=auto resolved)
+ * @session: the session with the metadata server, from get_tree on
  * @id: number naming the bdi and the sysfs directory ("aifs-<id>"),
  *	-1 until allocated
  * @tune_lock: serialises writers of the tunables in @opts (remount and
@@ -174,6 +264,7 @@ struct aifs_fs_info {
 	struct super_block *sb;
 	struct aifs_mount_options opts;
 	enum aifs_transport transport;
+	struct aifs_session session;
 	int id;
 	struct mutex tune_lock;		/* serialises tunable writers */
 	struct kobject kobj;

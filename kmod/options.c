@@ -272,9 +272,12 @@ static int aifs_parse_secret(struct fs_context *fc, struct fs_parameter *param)
 {
 	struct aifs_fs_context *ctx = fc->fs_private;
 
-	/* fs_parse() has already refused an empty string */
-	if (strlen(param->string) > AIFS_MAX_SECRET)
-		return invalfc(fc, "secret must be 1-%d bytes", AIFS_MAX_SECRET);
+	size_t len = strlen(param->string);
+
+	/* the servers refuse shorter keys: say so here, not as EACCES later */
+	if (len < AIFS_SECRET_MIN || len > AIFS_SECRET_MAX)
+		return invalfc(fc, "secret must be %d-%d bytes", AIFS_SECRET_MIN,
+			       AIFS_SECRET_MAX);
 
 	kfree_sensitive(ctx->opts.secret);
 	ctx->opts.secret = param->string;
@@ -354,7 +357,8 @@ static void aifs_apply_port(struct aifs_mount_options *opts, unsigned int port)
  * aifs_finish_options - check a new mount's options as a whole
  * @fc: mount context whose options have all been parsed
  *
- * Return: 0, -EINVAL without a source, -EPROTONOSUPPORT for transport=rdma.
+ * Return: 0, -EINVAL without a source or a secret, -EPROTONOSUPPORT for
+ * transport=rdma.
  */
 int aifs_finish_options(struct fs_context *fc)
 {
@@ -362,6 +366,10 @@ int aifs_finish_options(struct fs_context *fc)
 
 	if (!ctx->opts.nr_servers)
 		return invalfc(fc, "no source given");
+
+	/* connections always authenticate: without a secret none would */
+	if (!ctx->opts.secret)
+		return invalfc(fc, "no secret given (mount.aifs reads /etc/aifs/secret)");
 
 	if (ctx->opts.transport == AIFS_TRANSPORT_RDMA) {
 		errorfc(fc, "transport=rdma is not available in this build");

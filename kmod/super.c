@@ -2,6 +2,13 @@
 /*
  * aifs - module init and exit, the fs_context mount path, the superblock
  * and the per-superblock bdi.
+ *
+ * A mount's life: get_tree parses the options into a new aifs_fs_info,
+ * opens the session with a metadata server (session.c), then makes the
+ * superblock; kill_sb removes sysfs, kills the superblock and frees the
+ * aifs_fs_info, closing the session last (aifs_free_fs_info). A mount that
+ * fails before the superblock exists frees the same way from
+ * aifs_free_fc().
  */
 #include <linux/backing-dev.h>
 #include <linux/idr.h>
@@ -123,6 +130,7 @@ static int aifs_fill_super(struct super_block *sb, struct fs_context *fc)
 
 static void aifs_free_fs_info(struct aifs_fs_info *fsi)
 {
+	aifs_session_close(fsi);
 	aifs_free_options(&fsi->opts);
 	mutex_destroy(&fsi->tune_lock);
 	kfree(fsi);
@@ -157,6 +165,15 @@ static int aifs_get_tree(struct fs_context *fc)
 	 * until sharing one between mounts of the same cluster is added.
 	 */
 	fc->s_fs_info = fsi;
+
+	/*
+	 * Connect before there is a superblock, as NFS does: a dead server
+	 * then delays this mount only, not sync(2) and others that take the
+	 * s_umount of every superblock.
+	 */
+	err = aifs_session_open(fsi, fc);
+	if (err)
+		return err;
 	return get_tree_nodev(fc, aifs_fill_super);
 }
 
@@ -245,6 +262,10 @@ static int __init aifs_init(void)
 {
 	int err;
 
+	err = aifs_auth_init();
+	if (err)
+		return err;
+
 	err = aifs_sysfs_init();
 	if (err)
 		return err;
@@ -271,3 +292,5 @@ module_exit(aifs_exit);
 
 MODULE_DESCRIPTION("aifs distributed file system client");
 MODULE_LICENSE("GPL");
+/* the handshake's HMAC; both are built in on Debian's kernels */
+MODULE_SOFTDEP("pre: hmac sha256");

@@ -16,6 +16,8 @@ enum aifs_attr_id {
 	attr_tunable,
 	attr_transport,
 	attr_source,
+	attr_server,
+	attr_session,
 };
 
 /**
@@ -50,6 +52,8 @@ AIFS_ATTR_TUNABLE(attr_timeout, AIFS_OPT_ATTR_TIMEOUT);
 AIFS_ATTR_TUNABLE(dentry_timeout, AIFS_OPT_DENTRY_TIMEOUT);
 AIFS_ATTR_RO(transport);
 AIFS_ATTR_RO(source);
+AIFS_ATTR_RO(server);
+AIFS_ATTR_RO(session);
 
 static struct attribute *aifs_sb_attrs[] = {
 	ATTR_LIST(read_ahead_kb),
@@ -59,6 +63,8 @@ static struct attribute *aifs_sb_attrs[] = {
 	ATTR_LIST(dentry_timeout),
 	ATTR_LIST(transport),
 	ATTR_LIST(source),
+	ATTR_LIST(server),
+	ATTR_LIST(session),
 	NULL,
 };
 ATTRIBUTE_GROUPS(aifs_sb);
@@ -96,6 +102,11 @@ static ssize_t aifs_attr_show(struct kobject *kobj, struct attribute *attr,
 				  aifs_transport_name(fsi->transport));
 	case attr_source:
 		return aifs_source_show(&fsi->opts, buf);
+	/* the session is set before sysfs exists and stays as long */
+	case attr_server:
+		return sysfs_emit(buf, "%pISpc\n", &fsi->session.server);
+	case attr_session:
+		return sysfs_emit(buf, "%016llx\n", fsi->session.id);
 	}
 	return 0;
 }

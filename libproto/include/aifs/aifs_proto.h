@@ -164,6 +164,10 @@ enum aifs_role {
 	AIFS_ROLE_ADMIN		= 4,	/* aifs CLI, fsck */
 };
 
+/* Length of the shared secret every side keys its HMAC with. */
+#define AIFS_SECRET_MIN		16
+#define AIFS_SECRET_MAX		256
+
 #define AIFS_NONCE_SIZE		32
 #define AIFS_HMAC_SIZE		32
 #define AIFS_AUTH_CLIENT_LABEL	"aifs-auth-client"

@@ -22,7 +22,9 @@ refused EINVAL "too many servers \(max 8\)" 10.0.0.1,10.0.0.2,10.0.0.3,10.0.0.4,
 refused EINVAL "aifs:" "[::1:/"
 refused EINVAL "aifs:" 10.0.0.1:0:/
 refused EINVAL "aifs:" 10.0.0.1:65536:/
-refused EPROTONOSUPPORT "transport=rdma is not available in this build" -o transport=rdma 127.0.0.1:/
+refused EINVAL "no secret given \(mount.aifs reads /etc/aifs/secret\)" 127.0.0.1:/
+refused EPROTONOSUPPORT "transport=rdma is not available in this build" -o transport=rdma,secret=$AIFS_SECRET 127.0.0.1:/
+refused EINVAL "secret must be 16-256 bytes" -o secret=short 127.0.0.1:/
 refused EINVAL "aifs:" -o transport=carrier-pigeon 127.0.0.1:/
 refused EINVAL "port" -o port=0 127.0.0.1:/
 refused EINVAL "port" -o port=65536 127.0.0.1:/

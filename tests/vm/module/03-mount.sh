@@ -5,10 +5,12 @@
 
 load_aifs
 mkdir -p /mnt/a /mnt/b
-expect_mount ok -o read_ahead_kb=4096,secret=s3cr3t-value,soft,timeo=50,port=7401 \
+start_server 7401
+start_server 7402
+expect_mount ok -o read_ahead_kb=4096,secret=$AIFS_SECRET,soft,timeo=50,port=7401 \
 	127.0.0.1:/ /mnt/a
 opts=$(grep ' /mnt/a aifs ' /proc/mounts) || fail "not in /proc/mounts"
-grep -q 's3cr3t' /proc/mounts /proc/self/mountinfo && fail "secret shown: $opts"
+grep -q "$AIFS_SECRET" /proc/mounts /proc/self/mountinfo && fail "secret shown: $opts"
 for o in read_ahead_kb=4096 soft timeo=50 port=7401; do
 	grep -q ",$o\(,\| \)" <<<"$opts" || fail "$o missing from '$opts'"
 done
@@ -18,13 +20,16 @@ dir=$(ls -d /sys/fs/aifs/aifs-*)
 name=$(basename "$dir")
 bdi=/sys/class/bdi/$name
 [ -d "$bdi" ] || fail "no bdi $bdi"
-grep -rq s3cr3t "$dir" && fail "secret in sysfs"
+grep -rq "$AIFS_SECRET" "$dir" && fail "secret in sysfs"
 assert_eq "$(cat "$dir/read_ahead_kb")" 4096 "sysfs read_ahead_kb"
 assert_eq "$(cat "$bdi/read_ahead_kb")" 4096 "bdi read_ahead_kb"
 assert_eq "$(cat "$dir/timeo")" 50 "sysfs timeo"
 assert_eq "$(cat "$dir/max_inflight")" 64 "default max_inflight"
 assert_eq "$(cat "$dir/transport")" tcp "transport"
 assert_eq "$(cat "$dir/source")" "127.0.0.1:7401:/" "source"
+assert_eq "$(cat "$dir/server")" "127.0.0.1:7401" "server"
+grep -qE '^[0-9a-f]{16}$' "$dir/session" || fail "session: $(cat "$dir/session")"
+echo x >"$dir/server" 2>/dev/null && fail "server is writable"
 
 # sysfs writes take effect at once and are range-checked.
 echo 1024 >"$dir/read_ahead_kb"
@@ -54,11 +59,15 @@ assert_eq "$(cat "$bdi/read_ahead_kb")" 512 "bdi after mount(8) remount"
 stat -f /mnt/a >/dev/null || fail "statfs failed"
 stat -f -c %t /mnt/a | grep -qi '^41494653$' || fail "wrong f_type: $(stat -f -c %t /mnt/a)"
 
-# A second mount, with IPv6 and several servers, gets its own directory.
-expect_mount ok -o transport=auto '[::1]:7500,127.0.0.2:/data/set1/' /mnt/b
+# A second mount, with IPv6 and several servers, gets its own directory and
+# a session with the first server that answers.
+expect_mount ok -o transport=auto,secret=$AIFS_SECRET \
+	'[::1]:7500,127.0.0.1:7402:/data/set1/' /mnt/b
 [ "$(ls /sys/fs/aifs | wc -l)" = 2 ] || fail "expected two mounts: $(ls /sys/fs/aifs)"
 dir2=$(ls -d /sys/fs/aifs/aifs-* | grep -v "/$name\$")
-assert_eq "$(cat "$dir2/source")" "[::1]:7500,127.0.0.2:7400:/data/set1" "source of b"
+assert_eq "$(cat "$dir2/source")" "[::1]:7500,127.0.0.1:7402:/data/set1" "source of b"
+assert_eq "$(cat "$dir2/server")" "127.0.0.1:7402" "server of b"
+[ "$(cat "$dir2/session")" != "$(cat "$dir/session")" ] || fail "same session twice"
 assert_eq "$(cat "$dir2/transport")" tcp "auto falls back to tcp"
 assert_eq "$(cat "$dir2/read_ahead_kb")" 8192 "default read_ahead_kb"
 

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aifs - a connection to one server: framing, outstanding requests and the
+ * receive path.
+ *
+ * Receive path: one kernel thread per connection sleeps in the transport's
+ * blocking recv(), as fs/smb/client's cifsd does, rather than
+ * sk_data_ready() callbacks feeding a work item as net/ceph does. A thread
+ * can read a header, find the request it answers and receive the payload
+ * straight into that request's buffer with no partial-frame state machine;
+ * the RDMA transport can block on its completions behind the same recv().
+ * Its cost, a sleeping thread per server connection, is small for the
+ * number of servers a mount talks to.
+ *
+ * Requests: each has an id, allocated cyclically in @reqs so that a
+ * recently used id is not soon reused. The table owns a reference to every
+ * request in it; whoever removes a request from the table (the receiver
+ * with its reply, or aifs_conn_fail() with an error) completes it and drops
+ * that reference. The caller waits with its own reference, killable and
+ * bounded by the timeout. A killed caller just leaves: its request stays in
+ * the table until the reply comes, so a late reply is not mistaken for a
+ * stray one. A timeout closes the connection, failing every request on it.
+ *
+ * Every frame received is untrusted: anything that is not a well-formed
+ * reply to an outstanding request, of that request's opcode, no larger
+ * than what the request can hold, closes the connection; its requests fail
+ * with -EPROTO, or -EIO for corrupted bytes. Nothing is allocated on the
+ * strength of a length received.
+ */
+#define pr_fmt(fmt) "aifs: " fmt
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/kthread.h>
+#include <linux/overflow.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include <aifs/aifs_codec.h>
+
+#include "internal.h"
+#include "transport.h"
+
+/**
+ * struct aifs_req - an outstanding request
+ * @ref: references: the caller's, and the table's while in it
+ * @done: completed when @status is final
+ * @opcode: of the request; the reply must carry the same
+ * @status: 0, or a negative errno (from the server or the connection)
+ * @reply_len: bytes of payload in @reply
+ * @reply_size: room in @reply
+ * @reply: the reply's payload
+ */
+struct aifs_req {
+	struct kref ref;
+	struct completion done;
+	u16 opcode;
+	int status;
+	u32 reply_len;
+	u32 reply_size;
+	u8 reply[];
+};
+
+static void aifs_req_release(struct kref *ref)
+{
+	kfree(container_of(ref, struct aifs_req, ref));
+}
+
+static void aifs_req_put(struct aifs_req *req)
+{
+	kref_put(&req->ref, aifs_req_release);
+}
+
+/*
+ * Called by whoever removed @req from the table, with the table's
+ * reference, which this drops.
+ */
+static void aifs_req_finish(struct aifs_req *req, int status)
+{
+	req->status = status;
+	complete(&req->done);
+	aifs_req_put(req);
+}
+
+/**
+ * aifs_conn_fail - close a connection because of an error
+ * @conn: the connection
+ * @err: negative errno that its outstanding and future requests get
+ *
+ * The first error sticks. Wakes every waiter and shuts the transport down,
+ * so that the receiver stops. Sleeps.
+ *
+ * Return: true if this was the first error, which the caller may report.
+ */
+bool aifs_conn_fail(struct aifs_conn *conn, int err)
+{
+	struct aifs_req *req;
+	unsigned long id;
+	bool first;
+
+	xa_lock(&conn->reqs);
+	first = !conn->error;
+	if (first)
+		WRITE_ONCE(conn->error, err);	/* the receiver peeks */
+	xa_for_each(&conn->reqs, id, req) {
+		__xa_erase(&conn->reqs, id);
+		aifs_req_finish(req, conn->error);
+	}
+	xa_unlock(&conn->reqs);
+
+	if (first)
+		conn->xprt->ops->shutdown(conn->xprt);
+	return first;
+}
+
+/**
+ * aifs_conn_error - whether a connection is closed, and why
+ * @conn: the connection
+ *
+ * Return: 0 while it works, else the error that closed it.
+ */
+int aifs_conn_error(struct aifs_conn *conn)
+{
+	int err;
+
+	xa_lock(&conn->reqs);
+	err = conn->error;
+	xa_unlock(&conn->reqs);
+	return err;
+}
+
+static void aifs_conn_report(struct aifs_conn *conn, int err, const char *why)
+{
+	if (aifs_conn_fail(conn, err))
+		pr_warn("server %pISpc: %s (%pe), closing the connection\n",
+			&conn->addr, why, ERR_PTR(err));
+}
+
+static const char *aifs_recv_failed(int err)
+{
+	return err == -ECONNRESET ? "connection closed by the server" :
+				    "receive failed";
+}
+
+/*
+ * Receive one frame and hand it to its request. On error, @why says what
+ * was wrong with the frame.
+ */
+static int aifs_conn_recv_frame(struct aifs_conn *conn, const char **why)
+{
+	const struct aifs_transport_ops *ops = conn->xprt->ops;
+	struct aifs_frame_hdr hdr;
+	struct aifs_req *req;
+	u32 len, status;
+	u64 id;
+	int err;
+
+	err = ops->recv(conn->xprt, &hdr, sizeof(hdr));
+	if (err) {
+		*why = aifs_recv_failed(err);
+		return err;
+	}
+
+	err = aifs_frame_hdr_check(&hdr, AIFS_MAX_PAYLOAD);
+	switch (err) {
+	case 0:
+		break;
+	case -EBADMSG:
+		*why = "bad frame header (magic, CRC or flags)";
+		return -EIO;
+	case -EPROTONOSUPPORT:
+		*why = "frame of an unknown protocol version";
+		return -EPROTO;
+	default:
+		*why = "frame larger than the protocol allows";
+		return -EPROTO;
+	}
+	if (!(le32_to_cpu(hdr.flags) & AIFS_FLAG_REPLY)) {
+		*why = "unexpected request from the server";
+		return -EPROTO;
+	}
+
+	id = le64_to_cpu(hdr.request_id);
+	req = NULL;
+	if (id <= U32_MAX)
+		req = xa_erase(&conn->reqs, id);
+	if (!req) {
+		*why = "reply to no outstanding request";
+		return -EPROTO;
+	}
+
+	/* ours now: whatever happens, it is completed below */
+	len = le32_to_cpu(hdr.payload_len);
+	status = le32_to_cpu(hdr.status);
+	if (le16_to_cpu(hdr.opcode) != req->opcode) {
+		*why = "reply with another opcode than its request";
+		err = -EPROTO;
+	} else if (status && len) {
+		*why = "error reply with a payload";
+		err = -EPROTO;
+	} else if (len > req->reply_size) {
+		*why = "reply larger than its request allows";
+		err = -EPROTO;
+	} else {
+		err = ops->recv(conn->xprt, req->reply, len);
+		if (err) {
+			*why = aifs_recv_failed(err);
+		} else if (aifs_frame_payload_check(&hdr, req->reply)) {
+			*why = "payload CRC mismatch";
+			err = -EIO;
+		}
+	}
+	req->reply_len = len;
+	aifs_req_finish(req, err ? err : -(int)status);
+	return err;
+}
+
+static int aifs_conn_receiver(void *data)
+{
+	struct aifs_conn *conn = data;
+	const char *why;
+	int err;
+
+	/*
+	 * After a shutdown TCP still hands out what was queued: stop at the
+	 * first error, ours or the transport's.
+	 */
+	do {
+		err = aifs_conn_recv_frame(conn, &why);
+	} while (!err && !READ_ONCE(conn->error));
+	if (err)
+		aifs_conn_report(conn, err, why);
+
+	/* kthread_stop() needs the thread to be there until it is called */
+	set_current_state(TASK_IDLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_IDLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+/**
+ * aifs_conn_open - connect to a server and start receiving
+ * @net: network namespace of the mount
+ * @addr: the server
+ * @ops: transport to use
+ * @timeout: jiffies the connect may take
+ *
+ * Return: the connection, or an ERR_PTR() with the error of the connect
+ * (see &aifs_transport_ops.connect).
+ */
+struct aifs_conn *aifs_conn_open(struct net *net,
+				 const struct sockaddr_storage *addr,
+				 const struct aifs_transport_ops *ops,
+				 unsigned long timeout)
+{
+	struct aifs_conn *conn;
+	int err;
+
+	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	if (!conn)
+		return ERR_PTR(-ENOMEM);
+	conn->addr = *addr;
+	conn->version = AIFS_PROTO_VERSION;
+	mutex_init(&conn->send_lock);
+	xa_init_flags(&conn->reqs, XA_FLAGS_ALLOC);
+
+	conn->xprt = ops->connect(net, addr, timeout);
+	if (IS_ERR(conn->xprt)) {
+		err = PTR_ERR(conn->xprt);
+		goto out_free;
+	}
+
+	conn->receiver = kthread_run(aifs_conn_receiver, conn, "aifs-recv");
+	if (IS_ERR(conn->receiver)) {
+		err = PTR_ERR(conn->receiver);
+		goto out_xprt;
+	}
+	return conn;
+
+out_xprt:
+	ops->destroy(conn->xprt);
+out_free:
+	mutex_destroy(&conn->send_lock);
+	kfree(conn);
+	return ERR_PTR(err);
+}
+
+/**
+ * aifs_conn_close - tear a connection down and free it
+ * @conn: the connection, or NULL
+ *
+ * Fails whatever is outstanding with -ESHUTDOWN, stops the receiver and
+ * frees everything. Nobody may start a request on @conn any more.
+ */
+void aifs_conn_close(struct aifs_conn *conn)
+{
+	if (!conn)
+		return;
+	aifs_conn_fail(conn, -ESHUTDOWN);
+	kthread_stop(conn->receiver);
+	conn->xprt->ops->destroy(conn->xprt);
+	xa_destroy(&conn->reqs);
+	mutex_destroy(&conn->send_lock);
+	kfree(conn);
+}
+
+/**
+ * aifs_conn_set_version - speak the version the handshake negotiated
+ * @conn: the connection
+ * @version: protocol version for the frames sent from now on
+ */
+void aifs_conn_set_version(struct aifs_conn *conn, u16 version)
+{
+	WRITE_ONCE(conn->version, version);
+}
+
+/* Put @req in the table, unless the connection is closed. */
+static int aifs_conn_add(struct aifs_conn *conn, struct aifs_req *req,
+			 u32 *id)
+{
+	int err;
+
+	kref_get(&req->ref);
+	xa_lock(&conn->reqs);
+	err = conn->error;
+	if (!err) {
+		err = __xa_alloc_cyclic(&conn->reqs, id, req, xa_limit_32b,
+					&conn->next_id, GFP_NOFS);
+		/*
+		 * That drops the lock to allocate memory, but only before it
+		 * stores @req: the entry is ours if a failure came meanwhile.
+		 */
+		if (err >= 0 && conn->error) {
+			__xa_erase(&conn->reqs, *id);
+			err = conn->error;
+		}
+	}
+	xa_unlock(&conn->reqs);
+	if (err < 0) {
+		aifs_req_put(req);
+		return err;
+	}
+	return 0;
+}
+
+/* Take @req, never sent, out of the table again. */
+static void aifs_conn_forget(struct aifs_conn *conn, struct aifs_req *req,
+			     u32 id)
+{
+	bool mine;
+
+	xa_lock(&conn->reqs);
+	mine = xa_load(&conn->reqs, id) == req;
+	if (mine)
+		__xa_erase(&conn->reqs, id);
+	xa_unlock(&conn->reqs);
+	/* if not, aifs_conn_fail() took it and dropped the table's reference */
+	if (mine)
+		aifs_req_put(req);
+}
+
+static void aifs_conn_send(struct aifs_conn *conn, u32 id, u16 opcode,
+			   const void *payload, u32 len, unsigned long timeout)
+{
+	struct aifs_frame_hdr hdr;
+	struct kvec vec[2];
+	int err;
+
+	aifs_frame_hdr_init(&hdr, opcode, len ? AIFS_FLAG_PAYLOAD_CRC : 0, id,
+			    len);
+	hdr.version = cpu_to_le16(READ_ONCE(conn->version));
+	if (len)
+		hdr.payload_crc = cpu_to_le32(aifs_crc32c(payload, len));
+	aifs_frame_hdr_seal(&hdr);
+
+	vec[0].iov_base = &hdr;
+	vec[0].iov_len = sizeof(hdr);
+	vec[1].iov_base = (void *)payload;
+	vec[1].iov_len = len;
+
+	err = conn->xprt->ops->send(conn->xprt, vec, len ? 2 : 1,
+				    sizeof(hdr) + len, timeout);
+	/* part of the frame may have gone: the stream is lost */
+	if (err)
+		aifs_conn_report(conn, err, "send failed");
+}
+
+/**
+ * aifs_conn_call - send a request and wait for its reply
+ * @conn: the connection
+ * @opcode: enum aifs_opcode
+ * @payload: the encoded request
+ * @len: its length, at most AIFS_MAX_PAYLOAD
+ * @reply: where the reply's payload goes
+ * @reply_size: room at @reply; a longer reply is a protocol error
+ * @timeout: jiffies to wait for the reply (and for room to send)
+ *
+ * The wait ends on a fatal signal. When the reply does not come in time,
+ * the connection is closed.
+ *
+ * Return: the length of the reply's payload, the server's status as a
+ * negative errno, -ETIMEDOUT, -EINTR, or the error that closed the
+ * connection (-ECONNRESET, -EPROTO, -EIO ...).
+ */
+int aifs_conn_call(struct aifs_conn *conn, u16 opcode, const void *payload,
+		   u32 len, void *reply, u32 reply_size, unsigned long timeout)
+{
+	struct aifs_req *req;
+	long left;
+	u32 id;
+	int err;
+
+	req = kmalloc(struct_size(req, reply, reply_size), GFP_NOFS);
+	if (!req)
+		return -ENOMEM;
+	kref_init(&req->ref);
+	init_completion(&req->done);
+	req->opcode = opcode;
+	req->status = 0;
+	req->reply_len = 0;
+	req->reply_size = reply_size;
+
+	err = aifs_conn_add(conn, req, &id);
+	if (err)
+		goto out;
+
+	if (mutex_lock_killable(&conn->send_lock)) {
+		aifs_conn_forget(conn, req, id);
+		err = -EINTR;
+		goto out;
+	}
+	/* on failure this fails @req too: the wait below returns at once */
+	aifs_conn_send(conn, id, opcode, payload, len, timeout);
+	mutex_unlock(&conn->send_lock);
+
+	left = wait_for_completion_killable_timeout(&req->done, timeout);
+	if (left < 0) {
+		/* the reply, if it comes, completes @req for nobody */
+		err = -EINTR;
+	} else if (!left) {
+		aifs_conn_report(conn, -ETIMEDOUT, "no reply in time");
+		err = -ETIMEDOUT;
+	} else {
+		err = req->status;
+		if (!err && req->reply_len)
+			memcpy(reply, req->reply, req->reply_len);
+		if (!err)
+			err = req->reply_len;
+	}
+out:
+	aifs_req_put(req);
+	return err;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * aifs - the transport interface: how a connection (conn.c) moves the bytes
+ * of its frames, whatever carries them.
+ *
+ * A transport offers a reliable, ordered byte stream to one server, in the
+ * manner of net/9p's struct p9_trans_module: TCP (net_tcp.c) maps it onto
+ * a kernel socket; RDMA will map it onto SEND/RECV of control messages
+ * (copying out of its receive buffers) behind the same operations, and add
+ * operations for bulk data moved by the server.
+ */
+#ifndef _AIFS_TRANSPORT_H
+#define _AIFS_TRANSPORT_H
+
+#include <linux/socket.h>
+#include <linux/types.h>
+#include <linux/uio.h>
+
+struct net;
+struct aifs_xprt;
+
+/**
+ * struct aifs_transport_ops - operations of one kind of transport
+ * @name: as in the transport= mount option and in sysfs
+ * @connect: open a transport to @addr in network namespace @net, giving
+ *	up after @timeout jiffies (-ETIMEDOUT) or on a fatal signal
+ *	(-EINTR). Sleeps. Returns the new transport or an ERR_PTR(): the
+ *	errno of the failed connect (-ECONNREFUSED, -EHOSTUNREACH,
+ *	-ENETUNREACH ...) or -ENOMEM.
+ * @send: send all @len bytes of the @nr vectors at @vec, waiting at most
+ *	@timeout jiffies for room. The caller serialises sends. Returns 0 or
+ *	a negative errno; after an error some of the bytes may have gone,
+ *	so the stream is unusable and the caller must close it.
+ * @recv: receive exactly @len bytes into @buf, sleeping as long as it
+ *	takes. Only the connection's receiver calls it. Returns 0,
+ *	-ECONNRESET when the peer closed the stream or @shutdown was called,
+ *	or another negative errno.
+ * @shutdown: stop all traffic: a @recv or @send sleeping now or later
+ *	returns an error at once. Safe from any context that may sleep, and
+ *	more than once.
+ * @destroy: free the transport. No @send or @recv may be running.
+ */
+struct aifs_transport_ops {
+	const char *name;
+	struct aifs_xprt *(*connect)(struct net *net,
+				     const struct sockaddr_storage *addr,
+				     unsigned long timeout);
+	int (*send)(struct aifs_xprt *xprt, struct kvec *vec, size_t nr,
+		    size_t len, unsigned long timeout);
+	int (*recv)(struct aifs_xprt *xprt, void *buf, size_t len);
+	void (*shutdown)(struct aifs_xprt *xprt);
+	void (*destroy)(struct aifs_xprt *xprt);
+};
+
+/**
+ * struct aifs_xprt - the part of a transport the connection sees
+ * @ops: its operations
+ *
+ * Each transport embeds this in its own state and finds that state with
+ * container_of().
+ */
+struct aifs_xprt {
+	const struct aifs_transport_ops *ops;
+};
+
+extern const struct aifs_transport_ops aifs_tcp_transport;
+
+#endif /* _AIFS_TRANSPORT_H */

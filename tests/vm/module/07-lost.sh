@@ -1,0 +1,42 @@
+# A server that dies or goes mute while mounted: the keepalive notices, and
+# umount and module unload still complete.
+. "$AIFS_TOP/tests/vm/lib.sh"
+
+load_aifs
+mkdir -p /mnt/a
+opt=secret=$AIFS_SECRET,timeo=20
+
+# Alive: PINGs every timeo/2 (1 s) are answered and close nothing.
+start_server 7400
+expect_mount ok -o $opt 127.0.0.1:/ /mnt/a
+dmesg -C
+sleep 4
+dmesg | grep -q "closing the connection" && fail "a live session closed: $(dmesg)"
+
+# Killed: the connection ends at once.
+kill -KILL "$SERVER_PID"
+wait "$SERVER_PID" 2>/dev/null || true
+sleep 1
+expect_dmesg "server 127.0.0.1:7400: connection closed by the server \(-ECONNRESET\)"
+timeout 10 umount /mnt/a || fail "umount after the server died"
+
+# Alive but mute after the handshake: a PING times out (timeo/2 + timeo).
+start_fake_server mute-after-auth 7401
+expect_mount ok -o $opt 127.0.0.1:7401:/ /mnt/a
+dmesg -C
+sleep 5
+expect_dmesg "server 127.0.0.1:7401: no reply in time \(-ETIMEDOUT\)"
+timeout 10 umount /mnt/a || fail "umount after the server went mute"
+
+# umount while a PING is outstanding on a mute server: not held up by it.
+expect_mount ok -o secret=$AIFS_SECRET,timeo=60 127.0.0.1:7401:/ /mnt/a
+sleep 4	# the first PING went out at 3 s; it would time out at 9 s
+start=$(date +%s%N)
+timeout 10 umount /mnt/a || fail "umount of a mute server's mount"
+ms=$((($(date +%s%N) - start) / 1000000))
+[ "$ms" -lt 3000 ] || fail "umount took $ms ms"
+
+pgrep -x aifs-recv >/dev/null && fail "receiver thread left"
+assert_eq "$(module_refcount)" 0 "module refcount"
+rmmod aifs || fail "rmmod"
+load_aifs
