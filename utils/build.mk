@@ -2,7 +2,7 @@
 # admin tools will join it here).
 LIBAIFS := $(BUILD)/lib/libaifs.a
 LIBAIFS_SRCS := $(addprefix utils/libaifs/,secret.c auth.c frame.c \
-	handshake.c conn.c)
+	handshake.c conn.c ops.c)
 LIBAIFS_CFLAGS := -Iutils/libaifs/include
 # Link a libaifs user with: $(LIBAIFS) $(LIBPROTO) $(LIBAIFS_LIBS)
 LIBAIFS_LIBS := -lcrypto -lpthread $(LIBPROTO_LIBS)

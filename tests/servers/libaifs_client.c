@@ -8,157 +8,17 @@
  * AIFS_SERVER_WRAPPER (e.g. "valgrind --error-exitcode=99") runs the server
  * under that command.
  */
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "aifs/libaifs.h"
+#include "testutil.h"
 
-#define SECRET		"test-secret-of-the-aifs-cluster"
 #define THREADS		8
 #define CALLS		25
-
-static char dir[] = "/tmp/aifs-libaifs-XXXXXX";
-static char port[8];
-static pid_t server_pid;
-static int failures;
-
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		printf("FAIL %s:%d: ", __func__, __LINE__);		\
-		printf(__VA_ARGS__);					\
-		printf("\n");						\
-		failures++;						\
-	}								\
-} while (0)
-
-static void write_file(const char *name, const char *text, mode_t mode)
-{
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f || fputs(text, f) < 0 || fclose(f)) {
-		perror(path);
-		exit(1);
-	}
-	chmod(path, mode);
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-/* Start the server and learn its port from its log; bounded wait. */
-static void server_start(void)
-{
-	char conf[512], path[128], line[256];
-	const char *wrapper = getenv("AIFS_SERVER_WRAPPER");
-	const char *build = getenv("AIFS_BUILD");
-	char *p;
-	FILE *log;
-	int i, fd;
-
-	snprintf(conf, sizeof(conf),
-		 "listen_address = ::\nlisten_port = 0\nsecret_file = %s/secret\n"
-		 "ping_on_worker = yes\nping_delay_ms = 20\nworker_threads = 4\n",
-		 dir);
-	write_file("echo.conf", conf, 0644);
-	snprintf(path, sizeof(path), "%s/server.log", dir);
-	server_pid = fork();
-	if (server_pid == 0) {
-		char server[256], confpath[128], cmd[1024];
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		snprintf(server, sizeof(server), "%s/bin/aifs-echo-server",
-			 build ? build : "build");
-		snprintf(confpath, sizeof(confpath), "%s/echo.conf", dir);
-		snprintf(cmd, sizeof(cmd), "exec %s %s -c %s",
-			 wrapper ? wrapper : "", server, confpath);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
-	for (i = 0; i < 600; i++) {
-		log = fopen(path, "r");
-		while (log && fgets(line, sizeof(line), log)) {
-			p = strstr(line, "listening on ");
-			if (p && (p = strrchr(line, ':'))) {
-				snprintf(port, sizeof(port), "%d", atoi(p + 1));
-				fclose(log);
-				return;
-			}
-		}
-		if (log)
-			fclose(log);
-		sleep_ms(50);
-	}
-	printf("server did not start\n");
-	kill(server_pid, SIGKILL);
-	exit(1);
-}
-
-/* SIGTERM the server: it must exit 0, promptly. */
-static void server_stop(void)
-{
-	int status, i;
-
-	kill(server_pid, SIGTERM);
-	for (i = 0; i < 600; i++) {
-		if (waitpid(server_pid, &status, WNOHANG) == server_pid) {
-			CHECK(WIFEXITED(status) && !WEXITSTATUS(status),
-			      "server exit status %#x", status);
-			server_pid = 0;
-			return;
-		}
-		sleep_ms(50);
-	}
-	CHECK(0, "server did not stop");
-	kill(server_pid, SIGKILL);
-	waitpid(server_pid, &status, 0);
-	server_pid = 0;
-}
-
-static void load_secret(struct aifs_secret *s, const char *text)
-{
-	char path[128], why[256];
-	int err;
-
-	write_file("tmp-secret", text, 0600);
-	snprintf(path, sizeof(path), "%s/tmp-secret", dir);
-	err = aifs_secret_load(s, path, why, sizeof(why));
-	if (err) {
-		printf("%s\n", why);
-		exit(1);
-	}
-}
-
-static int connect_as(const char *host, const char *service,
-		      const struct aifs_secret *s, int timeout_ms,
-		      struct aifs_conn **conn)
-{
-	struct aifs_connect_opts opts = {
-		.host = host, .port = service, .secret = s,
-		.role = AIFS_ROLE_ADMIN, .timeout_ms = timeout_ms,
-	};
-
-	return aifs_connect(&opts, conn);
-}
 
 static void test_secret_file(void)
 {
@@ -166,31 +26,31 @@ static void test_secret_file(void)
 	struct aifs_secret s;
 	int err;
 
-	snprintf(path, sizeof(path), "%s/s", dir);
+	snprintf(path, sizeof(path), "%s/s", test_dir);
 	err = aifs_secret_load(&s, path, why, sizeof(why));
 	CHECK(err == -ENOENT && strstr(why, path), "missing: %d %s", err, why);
 
-	write_file("s", "0123456789abcdef\n", 0600);
+	test_write_file("s", "0123456789abcdef\n", 0600);
 	err = aifs_secret_load(&s, path, why, sizeof(why));
 	CHECK(!err && s.len == 16 && !memcmp(s.key, "0123456789abcdef", 16),
 	      "16 bytes and a newline: %d", err);
 
-	write_file("s", "0123456789abcdef\n", 0644);
+	test_write_file("s", "0123456789abcdef\n", 0644);
 	err = aifs_secret_load(&s, path, why, sizeof(why));
 	CHECK(err == -EPERM && strstr(why, "readable by others"),
 	      "world-readable: %d %s", err, why);
 
-	write_file("s", "0123456789abcde\n", 0600);
+	test_write_file("s", "0123456789abcde\n", 0600);
 	err = aifs_secret_load(&s, path, why, sizeof(why));
 	CHECK(err == -EINVAL && strstr(why, "not 15"), "short: %d %s", err, why);
 
-	write_file("s", "0123456789abcdef\n\n", 0600);
+	test_write_file("s", "0123456789abcdef\n\n", 0600);
 	err = aifs_secret_load(&s, path, why, sizeof(why));
 	CHECK(!err && s.len == 17, "only one newline stripped: %d", err);
 
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = 0;
-	write_file("s", big, 0600);
+	test_write_file("s", big, 0600);
 	err = aifs_secret_load(&s, path, why, sizeof(why));
 	CHECK(err == -EINVAL && strstr(why, "more than 256"), "long: %d %s",
 	      err, why);
@@ -204,7 +64,7 @@ static void test_connect_and_ping(const struct aifs_secret *s)
 	int err;
 
 	for (i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
-		err = connect_as(hosts[i], port, s, 0, &conn);
+		err = test_connect(hosts[i], test_port, s, 0, &conn);
 		CHECK(!err, "connect %s: %s", hosts[i], strerror(-err));
 		if (err)
 			continue;
@@ -221,8 +81,8 @@ static void test_wrong_secret(void)
 	struct aifs_conn *conn;
 	int err;
 
-	load_secret(&other, "another-cluster-entirely");
-	err = connect_as("127.0.0.1", port, &other, 0, &conn);
+	test_load_secret(&other, "another-cluster-entirely");
+	err = test_connect("127.0.0.1", test_port, &other, 0, &conn);
 	CHECK(err == -EACCES, "wrong secret: %d", err);
 }
 
@@ -294,7 +154,7 @@ static void test_impostor_server(const struct aifs_secret *s)
 
 	fd = quiet_listener(service);
 	pthread_create(&thread, NULL, impostor, &fd);
-	err = connect_as("127.0.0.1", service, s, 5000, &conn);
+	err = test_connect("127.0.0.1", service, s, 5000, &conn);
 	CHECK(err == -EACCES, "server without the secret: %d", err);
 	pthread_join(thread, NULL);
 	close(fd);
@@ -308,68 +168,51 @@ static void test_silent_server(const struct aifs_secret *s)
 	int fd, err;
 
 	fd = quiet_listener(service);
-	err = connect_as("127.0.0.1", service, s, 300, &conn);
+	err = test_connect("127.0.0.1", service, s, 300, &conn);
 	CHECK(err == -ETIMEDOUT, "silent server: %d", err);
 	CHECK(time(NULL) - start < 3, "connect timeout not kept");
 	close(fd);
 	/* Nobody listens there any more. */
-	err = connect_as("127.0.0.1", service, s, 0, &conn);
+	err = test_connect("127.0.0.1", service, s, 0, &conn);
 	CHECK(err == -ECONNREFUSED, "closed port: %d", err);
 }
-
-struct caller {
-	struct aifs_conn *conn;
-	int index;
-	int errors;
-};
 
 /*
  * Half the calls are empty PINGs (answered 0 after ping_delay_ms), half
  * carry a payload (answered EINVAL at once): replies overtake each other,
  * and each must reach the thread that asked.
  */
-static void *caller_main(void *arg)
+static int pinger(struct aifs_conn *conn, int index)
 {
-	struct caller *c = arg;
 	char note[32] = "";
 	struct iovec iov = { note, sizeof(note) };
 	struct aifs_reply reply;
-	int i, err;
+	int i, err, errors = 0;
 	bool empty;
 
 	for (i = 0; i < CALLS; i++) {
-		empty = (i + c->index) % 2;
-		snprintf(note, sizeof(note), "thread %d call %d", c->index, i);
-		err = aifs_call(c->conn, AIFS_OP_PING, empty ? NULL : &iov,
+		empty = (i + index) % 2;
+		snprintf(note, sizeof(note), "thread %d call %d", index, i);
+		err = aifs_call(conn, AIFS_OP_PING, empty ? NULL : &iov,
 				empty ? 0 : 1, &reply, 10000);
 		if (err || reply.status != (empty ? 0 : EINVAL) || reply.len)
-			c->errors++;
+			errors++;
 		if (!err)
 			aifs_reply_free(&reply);
 	}
-	return NULL;
+	return errors;
 }
 
 static void test_concurrent_callers(const struct aifs_secret *s)
 {
-	struct caller callers[THREADS];
-	pthread_t threads[THREADS];
 	struct aifs_conn *conn;
-	int i, err;
+	int err;
 
-	err = connect_as("127.0.0.1", port, s, 0, &conn);
+	err = test_connect("127.0.0.1", test_port, s, 0, &conn);
 	CHECK(!err, "connect: %d", err);
 	if (err)
 		return;
-	for (i = 0; i < THREADS; i++) {
-		callers[i] = (struct caller){ conn, i, 0 };
-		pthread_create(&threads[i], NULL, caller_main, &callers[i]);
-	}
-	for (i = 0; i < THREADS; i++) {
-		pthread_join(threads[i], NULL);
-		CHECK(!callers[i].errors, "thread %d: %d wrong replies", i,
-		      callers[i].errors);
-	}
+	test_threads(conn, THREADS, pinger);
 	aifs_close(conn);
 }
 
@@ -378,7 +221,7 @@ static void test_call_timeout(const struct aifs_secret *s)
 	struct aifs_conn *conn;
 	int err;
 
-	err = connect_as("127.0.0.1", port, s, 0, &conn);
+	err = test_connect("127.0.0.1", test_port, s, 0, &conn);
 	CHECK(!err, "connect: %d", err);
 	if (err)
 		return;
@@ -395,40 +238,25 @@ static void test_server_goes_away(const struct aifs_secret *s)
 	struct aifs_conn *conn;
 	int err;
 
-	err = connect_as("127.0.0.1", port, s, 0, &conn);
+	err = test_connect("127.0.0.1", test_port, s, 0, &conn);
 	CHECK(!err, "connect: %d", err);
 	if (err)
 		return;
-	server_stop();
+	test_server_stop();
 	err = aifs_ping(conn, 5000);
 	CHECK(err < 0 && err != -ETIMEDOUT, "ping a stopped server: %d", err);
 	aifs_close(conn);
-}
-
-static void cleanup(void)
-{
-	char cmd[128];
-
-	if (server_pid > 0)
-		kill(server_pid, SIGKILL);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd))
-		printf("could not remove %s\n", dir);
 }
 
 int main(void)
 {
 	struct aifs_secret secret;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
-		return 1;
-	}
-	atexit(cleanup);
-	write_file("secret", SECRET "\n", 0600);
-	load_secret(&secret, SECRET "\n");
-	server_start();
+	test_init();
+	test_load_secret(&secret, TEST_SECRET "\n");
+	test_server_start("aifs-echo-server",
+			  "ping_on_worker = yes\nping_delay_ms = 20\n"
+			  "worker_threads = 4\n");
 
 	test_secret_file();
 	test_connect_and_ping(&secret);
@@ -438,7 +266,5 @@ int main(void)
 	test_concurrent_callers(&secret);
 	test_call_timeout(&secret);
 	test_server_goes_away(&secret);
-
-	printf("%s\n", failures ? "FAILED" : "all passed");
-	return failures ? 1 : 0;
+	return test_result();
 }

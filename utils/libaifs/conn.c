@@ -193,6 +193,8 @@ int aifs_connect(const struct aifs_connect_opts *opts, struct aifs_conn **connp)
 	if (!conn)
 		return -ENOMEM;
 	conn->next_request_id = 1;
+	conn->call_timeout_ms = opts->call_timeout_ms ? opts->call_timeout_ms :
+							 AIFS_CALL_TIMEOUT_MS;
 	err = conn_init_locks(conn);
 	if (err)
 		goto out_free;

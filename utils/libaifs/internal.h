@@ -27,6 +27,7 @@ struct aifs_conn {
 	int fd;
 	u16 version;
 	u64 session_id;
+	int call_timeout_ms;		/* of the per-message API */
 	pthread_t reader;
 	pthread_mutex_t send_lock;
 	pthread_mutex_t lock;		/* protects what follows */

@@ -12,7 +12,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include "aifs/aifs_codec.h"
 
@@ -25,8 +27,6 @@ u64 aifs_now_ms(void);
 /* ---- shared secret (secret.c) ---- */
 
 #define AIFS_SECRET_PATH	"/etc/aifs/secret"
-#define AIFS_SECRET_MIN		16
-#define AIFS_SECRET_MAX		256
 
 struct aifs_secret {
 	size_t len;
@@ -72,6 +72,7 @@ bool aifs_auth_proof_ok(const struct aifs_secret *secret,
 /* ---- connections (conn.c, handshake.c) ---- */
 
 #define AIFS_CONNECT_TIMEOUT_MS	10000
+#define AIFS_CALL_TIMEOUT_MS	30000
 
 /**
  * struct aifs_connect_opts - where and who to connect as
@@ -82,6 +83,8 @@ bool aifs_auth_proof_ok(const struct aifs_secret *secret,
  * @client_uuid: stable id of this node (zero if it has none)
  * @timeout_ms: bound on connect plus handshake; 0 means
  *              AIFS_CONNECT_TIMEOUT_MS
+ * @call_timeout_ms: bound on each call of the per-message API (ops.c);
+ *              0 means AIFS_CALL_TIMEOUT_MS, negative waits forever
  */
 struct aifs_connect_opts {
 	const char *host;
@@ -90,6 +93,7 @@ struct aifs_connect_opts {
 	enum aifs_role role;
 	u8 client_uuid[16];
 	int timeout_ms;
+	int call_timeout_ms;
 };
 
 struct aifs_conn;
@@ -136,5 +140,249 @@ u64 aifs_conn_session(const struct aifs_conn *conn);
 
 /* Close and free; no aifs_call() may be running or start afterwards. */
 void aifs_close(struct aifs_conn *conn);
+
+/* ---- one call per message (ops.c) ---- */
+
+/*
+ * Each function below sends one request and waits for its reply (for the
+ * connection's call_timeout_ms).  Like aifs_call() they may run from any
+ * number of threads at once.
+ *
+ * Return: 0 (or the byte count named in the comment), -errno of a reply
+ * with a non-zero status (-ENOENT ...), -EBADMSG when the reply does not
+ * decode (replies are untrusted: the codec checks every length, name and
+ * attribute; the connection stays usable, the frame itself was sound), an
+ * encoder's error for a request that cannot be sent (-EINVAL,
+ * -ENAMETOOLONG ...: nothing is sent), or an error of aifs_call().
+ *
+ * Arguments are in host byte order; names and targets are NUL-terminated
+ * strings.  Results are the protocol's own structs, as the codec decoded
+ * and checked them, still little-endian: le64_to_cpu(entry.attr.ino).
+ * The building blocks (struct aifs_cred, aifs_layout, aifs_chunk_id,
+ * aifs_addr) are passed as their wire structs too.
+ *
+ * One rule for variable-length results (targets, xattr values and lists,
+ * directory entries, data servers, chunk data, CRCs): they are copied into
+ * a buffer the caller passes with its size, nothing is left to free.  A
+ * result larger than that buffer is -ERANGE (the fixed result is filled in
+ * all the same, e.g. the data server count of MAP_GET).  Where the
+ * protocol asks for a size (GETXATTR, LISTXATTR, READDIR, CHUNK_READ,
+ * CHUNK_CHECKSUM) the buffer's size is what is asked for.
+ */
+
+/*
+ * The credentials of the calling process: effective uid and gid (the
+ * fsuid and fsgid of a process that did not change them) and the first
+ * AIFS_CRED_MAX_GROUPS supplementary groups.
+ */
+int aifs_cred_self(struct aifs_cred *cred);
+
+/* Namespace (client -> MDS); @entry gets the directory and the entry. */
+int aifs_lookup(struct aifs_conn *conn, const struct aifs_cred *cred,
+		u64 dir, const char *name, struct aifs_entry_rep *entry);
+int aifs_getattr(struct aifs_conn *conn, const struct aifs_cred *cred,
+		 u64 ino, struct aifs_attr *attr);
+
+/**
+ * struct aifs_setattr - what SETATTR changes, in host byte order
+ * @ino:    the inode
+ * @handle: open handle (ftruncate), else 0
+ * @valid:  AIFS_SETATTR_*: which of the fields below apply
+ * @mode:   permission bits
+ * @uid:    owner
+ * @gid:    group
+ * @size:   size
+ * @atime:  access time
+ * @mtime:  modification time
+ */
+struct aifs_setattr {
+	u64 ino;
+	u64 handle;
+	u32 valid;
+	u32 mode;
+	u32 uid;
+	u32 gid;
+	u64 size;
+	struct timespec atime;
+	struct timespec mtime;
+};
+
+int aifs_setattr(struct aifs_conn *conn, const struct aifs_cred *cred,
+		 const struct aifs_setattr *sa, struct aifs_attr *attr);
+
+/* Create and open a regular file (@mode without S_IFMT is S_IFREG). */
+int aifs_create(struct aifs_conn *conn, const struct aifs_cred *cred,
+		u64 dir, const char *name, u32 mode, u32 umask,
+		u32 open_flags, struct aifs_create_rep *rep);
+int aifs_mkdir(struct aifs_conn *conn, const struct aifs_cred *cred,
+	       u64 dir, const char *name, u32 mode, u32 umask,
+	       struct aifs_entry_rep *entry);
+int aifs_mknod(struct aifs_conn *conn, const struct aifs_cred *cred,
+	       u64 dir, const char *name, u32 mode, u32 umask, dev_t rdev,
+	       struct aifs_entry_rep *entry);
+int aifs_unlink(struct aifs_conn *conn, const struct aifs_cred *cred,
+		u64 dir, const char *name, struct aifs_entry_rep *entry);
+int aifs_rmdir(struct aifs_conn *conn, const struct aifs_cred *cred,
+	       u64 dir, const char *name, struct aifs_entry_rep *entry);
+/* @flags: AIFS_RENAME_* (renameat2()'s values). */
+int aifs_rename(struct aifs_conn *conn, const struct aifs_cred *cred,
+		u64 old_dir, const char *old_name, u64 new_dir,
+		const char *new_name, u32 flags, struct aifs_rename_rep *rep);
+int aifs_link(struct aifs_conn *conn, const struct aifs_cred *cred,
+	      u64 ino, u64 new_dir, const char *name,
+	      struct aifs_entry_rep *entry);
+int aifs_symlink(struct aifs_conn *conn, const struct aifs_cred *cred,
+		 u64 dir, const char *name, const char *target,
+		 struct aifs_entry_rep *entry);
+
+/* The target, NUL-terminated, in @buf; returns its length (< @size). */
+int aifs_readlink(struct aifs_conn *conn, const struct aifs_cred *cred,
+		  u64 ino, char *buf, size_t size);
+
+/* A buffer this big holds at least one entry of any name. */
+#define AIFS_READDIR_BUF_MIN	(AIFS_DIRENT_SIZE + AIFS_NAME_MAX)
+
+/**
+ * struct aifs_readdir_page - one READDIR reply, its entries in the caller's
+ * buffer
+ * @count:  entries
+ * @eof:    none follow: the listing is complete
+ * @cookie: cookie of the last entry: pass it to the next aifs_readdir()
+ * @it:     where aifs_readdir_next() is
+ */
+struct aifs_readdir_page {
+	u32 count;
+	bool eof;
+	u64 cookie;
+	struct aifs_dirent_iter it;
+};
+
+/*
+ * Up to @size bytes of entries (at least AIFS_READDIR_BUF_MIN) of
+ * directory @dir after @cookie (0: from the start) into @buf, which must
+ * outlive @page.
+ */
+int aifs_readdir(struct aifs_conn *conn, const struct aifs_cred *cred,
+		 u64 dir, u64 cookie, void *buf, u32 size,
+		 struct aifs_readdir_page *page);
+
+/* The next entry of @page and its NUL-terminated name: 1, or 0 at the end. */
+int aifs_readdir_next(struct aifs_readdir_page *page, struct aifs_dirent *ent,
+		      char name[AIFS_NAME_MAX + 1]);
+
+int aifs_statfs(struct aifs_conn *conn, const struct aifs_cred *cred,
+		u64 ino, struct aifs_statfs_rep *st);
+
+/*
+ * As getxattr(2) and listxattr(2): @size 0 asks for the size only; returns
+ * the value's (list's) size, -ERANGE when it is larger than @size.
+ */
+int aifs_getxattr(struct aifs_conn *conn, const struct aifs_cred *cred,
+		  u64 ino, const char *name, void *value, size_t size);
+int aifs_listxattr(struct aifs_conn *conn, const struct aifs_cred *cred,
+		   u64 ino, char *list, size_t size);
+/* @flags: AIFS_XATTR_CREATE, AIFS_XATTR_REPLACE. */
+int aifs_setxattr(struct aifs_conn *conn, const struct aifs_cred *cred,
+		  u64 ino, const char *name, const void *value, size_t len,
+		  u32 flags, struct aifs_attr *attr);
+int aifs_removexattr(struct aifs_conn *conn, const struct aifs_cred *cred,
+		     u64 ino, const char *name, struct aifs_attr *attr);
+
+/* @flags: AIFS_OPEN_* (not EXCL). */
+int aifs_open(struct aifs_conn *conn, const struct aifs_cred *cred,
+	      u64 ino, u32 flags, struct aifs_open_rep *rep);
+
+/*
+ * CLOSE of an open handle (named after the kernel's ->release, as
+ * aifs_close() closes connections).  With @mtime, commits @size and
+ * @mtime (AIFS_CLOSE_SIZE).
+ */
+int aifs_release(struct aifs_conn *conn, const struct aifs_cred *cred,
+		 u64 ino, u64 handle, u64 size, const struct timespec *mtime,
+		 struct aifs_attr *attr);
+
+int aifs_layout_get(struct aifs_conn *conn, const struct aifs_cred *cred,
+		    u64 ino, struct aifs_layout *layout);
+/* @layout gets the layout in force afterwards. */
+int aifs_layout_set(struct aifs_conn *conn, const struct aifs_cred *cred,
+		    u64 ino, const struct aifs_layout *want,
+		    struct aifs_layout *layout);
+
+/* Cluster map (-> MDS). */
+
+/*
+ * The map if it is newer than @epoch: @map, and its data servers in
+ * @ds[0..map->count); -ERANGE when more than @max_ds.
+ */
+int aifs_map_get(struct aifs_conn *conn, u64 epoch, struct aifs_map_rep *map,
+		 struct aifs_ds_info *ds, u32 max_ds);
+
+/* A data server's space, as it reports it. */
+struct aifs_ds_space {
+	u64 capacity;
+	u64 free;
+	u64 chunks;
+};
+
+/* @id 0 for a new server; @flags AIFS_DS_*; @space->chunks is not sent. */
+int aifs_ds_register(struct aifs_conn *conn, const u8 uuid[16], u32 id,
+		     u32 flags, const struct aifs_ds_space *space,
+		     const struct aifs_addr *addr,
+		     struct aifs_ds_register_rep *rep);
+int aifs_ds_heartbeat(struct aifs_conn *conn, u32 id,
+		      const struct aifs_ds_space *space, u64 epoch,
+		      struct aifs_ds_heartbeat_rep *rep);
+
+/* Data (-> DS). */
+
+/*
+ * Up to @len bytes at @offset of chunk @id, at least @version (0: any),
+ * into @buf.  Returns the bytes received; fewer than @len where the
+ * chunk's stored data ends (the rest is a hole: the caller zero-fills).
+ */
+int aifs_chunk_read(struct aifs_conn *conn, const struct aifs_chunk_id *id,
+		    u64 version, u32 offset, void *buf, u32 len,
+		    struct aifs_chunk_read_rep *rep);
+
+/**
+ * struct aifs_chunk_write - where a CHUNK_WRITE or CHUNK_FORWARD goes
+ * @version:     FORWARD: the version the primary assigned; WRITE: 0
+ * @offset:      byte offset within the chunk
+ * @flags:       AIFS_IO_SYNC
+ * @chunk_size:  the layout's chunk size
+ * @nr_replicas: WRITE: entries of @replicas; FORWARD: 0
+ * @replicas:    WRITE: the other data servers of the chunk's group
+ */
+struct aifs_chunk_write {
+	u64 version;
+	u32 offset;
+	u32 flags;
+	u32 chunk_size;
+	u32 nr_replicas;
+	u32 replicas[AIFS_MAX_REPLICAS - 1];
+};
+
+/* @data (@len bytes) is sent from where it is, not copied. */
+int aifs_chunk_write(struct aifs_conn *conn, const struct aifs_chunk_id *id,
+		     const struct aifs_chunk_write *w, const void *data,
+		     u32 len, struct aifs_chunk_rep *rep);
+int aifs_chunk_forward(struct aifs_conn *conn, const struct aifs_chunk_id *id,
+		       const struct aifs_chunk_write *w, const void *data,
+		       u32 len, struct aifs_chunk_rep *rep);
+int aifs_chunk_truncate(struct aifs_conn *conn,
+			const struct aifs_chunk_id *id, u32 length,
+			struct aifs_chunk_rep *rep);
+/* @flags: AIFS_DELETE_*. */
+int aifs_chunk_delete(struct aifs_conn *conn, const struct aifs_chunk_id *id,
+		      u32 flags);
+/*
+ * CRC32C of up to @nr_blocks blocks from @first_block, in host byte order
+ * in @crcs[0..rep->count).
+ */
+int aifs_chunk_checksum(struct aifs_conn *conn,
+			const struct aifs_chunk_id *id, u32 first_block,
+			u32 nr_blocks, u32 *crcs,
+			struct aifs_chunk_checksum_rep *rep);
+int aifs_ds_statfs(struct aifs_conn *conn, struct aifs_statfs_rep *st);
 
 #endif /* AIFS_LIBAIFS_H */
