@@ -192,7 +192,16 @@ int aifs_connect(const struct aifs_connect_opts *opts, struct aifs_conn **connp)
 	conn = calloc(1, sizeof(*conn));
 	if (!conn)
 		return -ENOMEM;
-	conn->next_request_id = 1;
+	/*
+	 * Servers answer a retried request from their reply cache, keyed by
+	 * the client uuid and the request id: ids must not repeat across the
+	 * connections of one client, so each connection starts at random
+	 * (below 2^62, far from the wrap to 0, which means "no request").
+	 */
+	err = aifs_random(&conn->next_request_id, sizeof(conn->next_request_id));
+	if (err)
+		goto out_free;
+	conn->next_request_id = (conn->next_request_id >> 2) + 1;
 	conn->call_timeout_ms = opts->call_timeout_ms ? opts->call_timeout_ms :
 							 AIFS_CALL_TIMEOUT_MS;
 	err = conn_init_locks(conn);

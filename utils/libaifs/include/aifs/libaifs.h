@@ -157,7 +157,8 @@ void aifs_close(struct aifs_conn *conn);
  *
  * Arguments are in host byte order; names and targets are NUL-terminated
  * strings.  Results are the protocol's own structs, as the codec decoded
- * and checked them, still little-endian: le64_to_cpu(entry.attr.ino).
+ * and checked them, still little-endian: le64_to_cpu(entry.attr.ino);
+ * every result pointer must point at one (none may be NULL).
  * The building blocks (struct aifs_cred, aifs_layout, aifs_chunk_id,
  * aifs_addr) are passed as their wire structs too.
  *
