@@ -39,8 +39,9 @@ static int aifs_auth_proof(struct crypto_shash *hmac, const char *label,
 	return crypto_shash_tfm_digest(hmac, transcript, len, proof);
 }
 
-static int aifs_hello(struct aifs_conn *conn, struct aifs_handshake *hs,
-		      u8 *nonce_c, u8 *nonce_s, unsigned long timeout)
+static int aifs_hello(struct aifs_conn *conn, struct p_log *log,
+		      struct aifs_handshake *hs, u8 *nonce_c, u8 *nonce_s,
+		      unsigned long timeout)
 {
 	struct aifs_hello_req req = {
 		.min_version = cpu_to_le16(AIFS_PROTO_MIN_VERSION),
@@ -65,7 +66,8 @@ static int aifs_hello(struct aifs_conn *conn, struct aifs_handshake *hs,
 	/* checks the size and that the version is one we speak */
 	len = aifs_decode_hello_rep(reply, len, &rep, NULL);
 	if (len == -EBADMSG) {
-		pr_err("server %pISpc: malformed HELLO reply\n", &conn->addr);
+		error_plog(log, "server %pISpc: malformed HELLO reply",
+			   &conn->addr);
 		return -EPROTO;
 	}
 	if (len < 0)
@@ -79,14 +81,16 @@ static int aifs_hello(struct aifs_conn *conn, struct aifs_handshake *hs,
 
 fail:
 	if (len == -EPROTONOSUPPORT)
-		pr_err("server %pISpc shares no protocol version with this client (%d-%d)\n",
-		       &conn->addr, AIFS_PROTO_MIN_VERSION, AIFS_PROTO_VERSION);
+		error_plog(log, "server %pISpc shares no protocol version with this client (%d-%d)",
+			   &conn->addr, AIFS_PROTO_MIN_VERSION,
+			   AIFS_PROTO_VERSION);
 	return len;
 }
 
 /**
  * aifs_handshake - negotiate and authenticate a new connection
  * @conn: connection on which nothing was sent yet
+ * @log: where to say why it failed (the mount's, so mount.aifs shows it)
  * @hmac: hmac(sha256) transform keyed with the shared secret
  * @hs: out: what the server told us
  * @timeout: jiffies each step may take
@@ -95,8 +99,9 @@ fail:
  * -EPROTONOSUPPORT without a common version; -EPROTO for a malformed
  * answer; or the connection's error (-ETIMEDOUT, -ECONNRESET, -EINTR ...).
  */
-int aifs_handshake(struct aifs_conn *conn, struct crypto_shash *hmac,
-		   struct aifs_handshake *hs, unsigned long timeout)
+int aifs_handshake(struct aifs_conn *conn, struct p_log *log,
+		   struct crypto_shash *hmac, struct aifs_handshake *hs,
+		   unsigned long timeout)
 {
 	u8 nonce_c[AIFS_NONCE_SIZE], nonce_s[AIFS_NONCE_SIZE];
 	u8 expect[AIFS_HMAC_SIZE];
@@ -105,7 +110,7 @@ int aifs_handshake(struct aifs_conn *conn, struct crypto_shash *hmac,
 	struct aifs_auth_rep rep;
 	int len, err;
 
-	err = aifs_hello(conn, hs, nonce_c, nonce_s, timeout);
+	err = aifs_hello(conn, log, hs, nonce_c, nonce_s, timeout);
 	if (err)
 		return err;
 
@@ -119,13 +124,15 @@ int aifs_handshake(struct aifs_conn *conn, struct crypto_shash *hmac,
 	len = aifs_conn_call(conn, AIFS_OP_AUTH, buf, len, reply,
 			     sizeof(reply), timeout);
 	if (len == -EACCES) {
-		pr_err("server %pISpc refused authentication\n", &conn->addr);
+		error_plog(log, "server %pISpc refused authentication",
+			   &conn->addr);
 		return len;
 	}
 	if (len < 0)
 		return len;
 	if (aifs_decode_auth_rep(reply, len, &rep, NULL)) {
-		pr_err("server %pISpc: malformed AUTH reply\n", &conn->addr);
+		error_plog(log, "server %pISpc: malformed AUTH reply",
+			   &conn->addr);
 		return -EPROTO;
 	}
 
@@ -134,8 +141,8 @@ int aifs_handshake(struct aifs_conn *conn, struct crypto_shash *hmac,
 	if (err)
 		return err;
 	if (crypto_memneq(expect, rep.proof, sizeof(expect))) {
-		pr_err("server %pISpc failed to prove the shared secret\n",
-		       &conn->addr);
+		error_plog(log, "server %pISpc failed to prove the shared secret",
+			   &conn->addr);
 		return -EACCES;
 	}
 	hs->session_id = le64_to_cpu(rep.session_id);

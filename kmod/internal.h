@@ -64,6 +64,7 @@ enum aifs_param {
 	AIFS_OPT_SOFT,
 	AIFS_OPT_SECRET,
 	AIFS_OPT_SOURCE,
+	AIFS_OPT_ADDR,
 };
 
 /**
@@ -129,10 +130,13 @@ struct aifs_mount_options {
  * @opts: parsed options, defaults where not given
  * @given: bit n set when option n (enum aifs_param) was given; remount
  *	touches only those
+ * @source_hosts: the servers part of the source, parsed as numeric
+ *	addresses only when no addr= option names the servers instead
  */
 struct aifs_fs_context {
 	struct aifs_mount_options opts;
 	unsigned long given;
+	char *source_hosts;
 };
 
 static inline unsigned int *aifs_uint_ptr(struct aifs_mount_options *opts,
@@ -214,8 +218,9 @@ struct aifs_handshake {
 	u8 fs_uuid[16];
 };
 
-int aifs_handshake(struct aifs_conn *conn, struct crypto_shash *hmac,
-		   struct aifs_handshake *hs, unsigned long timeout);
+int aifs_handshake(struct aifs_conn *conn, struct p_log *log,
+		   struct crypto_shash *hmac, struct aifs_handshake *hs,
+		   unsigned long timeout);
 int aifs_auth_init(void);
 
 /*

@@ -67,6 +67,7 @@ const struct fs_parameter_spec aifs_fs_parameters[] = {
 	fsparam_u32("attr_timeout",	AIFS_OPT_ATTR_TIMEOUT),
 	fsparam_u32("dentry_timeout",	AIFS_OPT_DENTRY_TIMEOUT),
 	fsparam_string("secret",	AIFS_OPT_SECRET),
+	fsparam_string("addr",		AIFS_OPT_ADDR),
 	{}
 };
 
@@ -208,59 +209,79 @@ static const char *aifs_find_path(const char *source)
 	return NULL;
 }
 
-/* Parse "host[:port][,host[:port]...]:/[path]" into @opts. */
-static int aifs_parse_source(struct fs_context *fc,
-			     struct aifs_mount_options *opts, const char *source)
+/* Add one numeric "host[:port]" to the servers of @opts. */
+static int aifs_add_server(struct fs_context *fc,
+			   struct aifs_mount_options *opts, char *host)
 {
-	const char *path = aifs_find_path(source);
+	int err;
+
+	if (opts->nr_servers == AIFS_MAX_SERVERS)
+		return invalfc(fc, "too many servers (max %d)", AIFS_MAX_SERVERS);
+	err = aifs_parse_server(fc, host, &opts->servers[opts->nr_servers]);
+	if (!err)
+		opts->nr_servers++;
+	return err;
+}
+
+/* Parse "host[:port][,host[:port]...]", numeric addresses, into @opts. */
+static int aifs_parse_hosts(struct fs_context *fc,
+			    struct aifs_mount_options *opts, const char *list)
+{
 	char *hosts, *cur, *host;
-	unsigned int n = 0;
 	int err = 0;
 
-	if (!path)
-		return invalfc(fc, "source must be host[:port][,host...]:/[path]");
-
-	/* a copy without the ":/path" tail, cut up in place below */
-	hosts = kstrndup(source, path - 1 - source, GFP_KERNEL);
+	hosts = kstrdup(list, GFP_KERNEL);
 	if (!hosts)
 		return -ENOMEM;
-
 	cur = hosts;
-	while ((host = strsep(&cur, ",")) != NULL) {
-		if (n == AIFS_MAX_SERVERS) {
-			err = invalfc(fc, "too many servers (max %d)",
-				      AIFS_MAX_SERVERS);
-			goto out;
-		}
-		err = aifs_parse_server(fc, host, &opts->servers[n]);
-		if (err)
-			goto out;
-		n++;
-	}
-
-	err = aifs_parse_path(fc, opts, path);
-	if (err)
-		goto out;
-	opts->nr_servers = n;
-out:
+	while (!err && (host = strsep(&cur, ",")) != NULL)
+		err = aifs_add_server(fc, opts, host);
 	kfree(hosts);
 	return err;
+}
+
+/*
+ * Split "hosts:/[path]": the path is stored now, the hosts kept for
+ * aifs_resolve_servers(), since an addr= option may still come and name
+ * the servers instead (mount.aifs does so for host names).
+ */
+static int aifs_parse_source(struct fs_context *fc, const char *source)
+{
+	struct aifs_fs_context *ctx = fc->fs_private;
+	const char *path = aifs_find_path(source);
+
+	if (!path || path - 1 == source)
+		return invalfc(fc, "source must be host[:port][,host...]:/[path]");
+
+	ctx->source_hosts = kstrndup(source, path - 1 - source, GFP_KERNEL);
+	if (!ctx->source_hosts)
+		return -ENOMEM;
+	return aifs_parse_path(fc, &ctx->opts, path);
+}
+
+/* The servers: those of addr= options if any, else those of the source. */
+static int aifs_resolve_servers(struct fs_context *fc)
+{
+	struct aifs_fs_context *ctx = fc->fs_private;
+
+	if (ctx->given & BIT(AIFS_OPT_ADDR))
+		return 0;
+	return aifs_parse_hosts(fc, &ctx->opts, ctx->source_hosts);
 }
 
 static int aifs_parse_source_param(struct fs_context *fc,
 				   struct fs_parameter *param)
 {
-	struct aifs_fs_context *ctx = fc->fs_private;
 	int err;
 
 	/*
 	 * vfs_parse_fs_param_source() refuses a second source too, but only
-	 * after we would have overwritten the servers of the first one.
+	 * after we would have overwritten the path of the first one.
 	 */
 	if (fc->source)
 		return invalfc(fc, "only one source may be given");
 
-	err = aifs_parse_source(fc, &ctx->opts, param->string);
+	err = aifs_parse_source(fc, param->string);
 	if (err)
 		return err;
 
@@ -327,6 +348,11 @@ int aifs_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		if (err)
 			return err;
 		break;
+	case AIFS_OPT_ADDR:
+		err = aifs_add_server(fc, &ctx->opts, param->string);
+		if (err)
+			return err;
+		break;
 	default:
 		/* the unsigned options, whose values index the range table */
 		p = &aifs_uint_params[opt];
@@ -363,9 +389,13 @@ static void aifs_apply_port(struct aifs_mount_options *opts, unsigned int port)
 int aifs_finish_options(struct fs_context *fc)
 {
 	struct aifs_fs_context *ctx = fc->fs_private;
+	int err;
 
-	if (!ctx->opts.nr_servers)
+	if (!ctx->opts.path)
 		return invalfc(fc, "no source given");
+	err = aifs_resolve_servers(fc);
+	if (err)
+		return err;
 
 	/* connections always authenticate: without a secret none would */
 	if (!ctx->opts.secret)
@@ -390,12 +420,12 @@ static bool aifs_same_secret(const char *a, const char *b)
 	return len == strlen(b) && !crypto_memneq(a, b, len);
 }
 
-static bool aifs_same_source(const struct aifs_mount_options *a,
-			     const struct aifs_mount_options *b)
+static bool aifs_same_servers(const struct aifs_mount_options *a,
+			      const struct aifs_mount_options *b)
 {
 	unsigned int i;
 
-	if (a->nr_servers != b->nr_servers || strcmp(a->path, b->path))
+	if (a->nr_servers != b->nr_servers)
 		return false;
 	/* entries are zero-filled before parsing, padding included */
 	for (i = 0; i < a->nr_servers; i++)
@@ -421,7 +451,7 @@ int aifs_check_remount(struct fs_context *fc,
 	struct aifs_fs_context *ctx = fc->fs_private;
 	struct aifs_mount_options *new = &ctx->opts;
 	const char *what;
-	int i;
+	int i, err;
 
 	for (i = 0; i < AIFS_NR_UINT_PARAMS; i++) {
 		what = aifs_uint_params[i].name;
@@ -441,10 +471,15 @@ int aifs_check_remount(struct fs_context *fc,
 		goto changed;
 
 	what = "source";
-	if (ctx->given & BIT(AIFS_OPT_SOURCE)) {
+	if ((ctx->given & BIT(AIFS_OPT_SOURCE)) && strcmp(new->path, cur->path))
+		goto changed;
+	if (ctx->given & (BIT(AIFS_OPT_SOURCE) | BIT(AIFS_OPT_ADDR))) {
+		err = aifs_resolve_servers(fc);
+		if (err)
+			return err;
 		/* port cannot change, so the mounted one fills the gaps */
 		aifs_apply_port(new, cur->port);
-		if (!aifs_same_source(new, cur))
+		if (!aifs_same_servers(new, cur))
 			goto changed;
 	}
 	return 0;

@@ -53,12 +53,12 @@ static int aifs_session_try(struct aifs_fs_info *fsi, struct fs_context *fc,
 	if (IS_ERR(conn)) {
 		err = PTR_ERR(conn);
 		if (err != -EINTR)
-			pr_warn("cannot connect to server %pISpc: %pe\n", addr,
-				conn);
+			warn_plog(&fc->log, "cannot connect to server %pISpc: %pe",
+				  addr, conn);
 		return err;
 	}
 
-	err = aifs_handshake(conn, hmac, &hs, aifs_timeout(fsi));
+	err = aifs_handshake(conn, &fc->log, hmac, &hs, aifs_timeout(fsi));
 	if (err) {
 		aifs_conn_close(conn);
 		return err;

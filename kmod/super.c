@@ -208,6 +208,7 @@ static void aifs_free_fc(struct fs_context *fc)
 	if (fc->s_fs_info)
 		aifs_free_fs_info(fc->s_fs_info);
 	aifs_free_options(&ctx->opts);
+	kfree(ctx->source_hosts);
 	kfree(ctx);
 }
 

@@ -12,3 +12,12 @@ $(LIBAIFS_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBAIFS_CFLAGS)
 $(LIBAIFS): $(LIBAIFS_SRCS:%.c=$(BUILD)/obj/%.o)
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
+
+# mount.aifs, the mount(8) helper.
+USER_PROGS += $(BIN)/mount.aifs
+
+$(BUILD)/obj/utils/mount/%.o: private USER_CFLAGS += $(LIBAIFS_CFLAGS)
+
+$(BIN)/mount.aifs: $(BUILD)/obj/utils/mount/mount_aifs.o $(LIBAIFS) $(LIBPROTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS)
