@@ -32,6 +32,8 @@ static void handshake_hello(struct aifs_peer *peer,
 		return;
 	}
 	memcpy(peer->nonce_c, req->nonce, AIFS_NONCE_SIZE);
+	memcpy(peer->client_uuid, req->client_uuid, sizeof(peer->client_uuid));
+	memcpy(rep->fs_uuid, peer->srv->fs_uuid, sizeof(rep->fs_uuid));
 	peer->version = version;
 	rep->version = cpu_to_le16(version);
 	memcpy(rep->nonce, peer->nonce_s, AIFS_NONCE_SIZE);
@@ -62,6 +64,7 @@ static void handshake_auth(struct aifs_peer *peer,
 		return;
 	}
 	peer->session_id = srv->next_session_id++;
+	peer->authenticated = true;
 	rep->session_id = cpu_to_le64(peer->session_id);
 	peer->state = AIFS_PEER_READY;
 	aifs_dbg("%s: authenticated, session %llx, version %u", peer->ep.name,

@@ -68,7 +68,9 @@ struct aifs_peer {
 	int refs;			/* srv->peers, jobs, running callbacks */
 	unsigned int watched;		/* AIFS_EV_* asked of the loop */
 	u16 version;
+	bool authenticated;
 	u64 session_id;
+	u8 client_uuid[16];		/* from HELLO */
 	u8 nonce_c[AIFS_NONCE_SIZE];
 	u8 nonce_s[AIFS_NONCE_SIZE];
 
@@ -132,6 +134,9 @@ struct aifs_server {
 	int sigfd;
 	bool stopping;
 	u64 stop_deadline;
+	u8 fs_uuid[16];			/* sent in HELLO replies */
+	u64 map_epoch;			/* in every reply; atomic access */
+	aifs_session_end_fn *session_end;
 	struct aifs_handler handlers[AIFS_SERVER_MAX_OPCODE];
 };
 

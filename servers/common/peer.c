@@ -89,8 +89,13 @@ static void peer_free_output(struct aifs_peer *peer)
 
 void aifs_peer_put(struct aifs_peer *peer)
 {
+	struct aifs_server *srv = peer->srv;
+
 	if (--peer->refs)
 		return;
+	/* No request of the session is left anywhere: it is over. */
+	if (peer->authenticated && srv->session_end)
+		srv->session_end(srv->data, peer->session_id);
 	free(peer->in_payload);
 	free(peer);
 }
@@ -132,6 +137,8 @@ static void peer_queue(struct aifs_peer *peer, u16 opcode, u64 request_id,
 	aifs_frame_hdr_init(&msg->hdr, opcode, flags, request_id, len);
 	msg->hdr.version = cpu_to_le16(peer->version);
 	msg->hdr.status = cpu_to_le32(status);
+	msg->hdr.map_epoch = cpu_to_le64(__atomic_load_n(&peer->srv->map_epoch,
+							 __ATOMIC_RELAXED));
 	if (len)
 		msg->hdr.payload_crc = cpu_to_le32(aifs_crc32c(payload, len));
 	aifs_frame_hdr_seal(&msg->hdr);
@@ -329,6 +336,8 @@ static void peer_dispatch(struct aifs_peer *peer,
 		.payload_len = le32_to_cpu(hdr->payload_len),
 		.data = srv->data,
 	};
+	memcpy(job->req.client_uuid, peer->client_uuid,
+	       sizeof(job->req.client_uuid));
 	job->payload = payload;
 	job->fn = h->fn;
 	job->peer = peer;

@@ -251,6 +251,22 @@ int aifs_server_register(struct aifs_server *srv, u16 opcode,
 	return 0;
 }
 
+void aifs_server_set_fs_uuid(struct aifs_server *srv, const u8 uuid[16])
+{
+	memcpy(srv->fs_uuid, uuid, sizeof(srv->fs_uuid));
+}
+
+void aifs_server_set_map_epoch(struct aifs_server *srv, u64 epoch)
+{
+	__atomic_store_n(&srv->map_epoch, epoch, __ATOMIC_RELAXED);
+}
+
+void aifs_server_on_session_end(struct aifs_server *srv,
+				aifs_session_end_fn *fn)
+{
+	srv->session_end = fn;
+}
+
 static int server_listen(struct aifs_server *srv)
 {
 	const struct aifs_server_config *cfg = srv->cfg;

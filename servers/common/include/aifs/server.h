@@ -70,6 +70,7 @@ struct aifs_server_config {
  * @version:     protocol version of the connection
  * @request_id:  the requester's id (for reply caches)
  * @session_id:  the server's id of the connection
+ * @client_uuid: the requester's node id from its HELLO (zero if none)
  * @payload:     @payload_len bytes, CRC-checked, not yet decoded
  * @payload_len: at most AIFS_MAX_PAYLOAD
  * @data:        the server's data, as given to aifs_server_create()
@@ -86,6 +87,7 @@ struct aifs_request {
 	u16 version;
 	u64 request_id;
 	u64 session_id;
+	u8 client_uuid[16];
 	const void *payload;
 	u32 payload_len;
 	void *data;
@@ -123,5 +125,25 @@ int aifs_server_register(struct aifs_server *srv, u16 opcode,
 int aifs_server_run(struct aifs_server *srv);
 
 void aifs_server_destroy(struct aifs_server *srv);
+
+/* The file system's uuid, sent in every HELLO reply from now on. */
+void aifs_server_set_fs_uuid(struct aifs_server *srv, const u8 uuid[16]);
+
+/*
+ * The cluster map epoch that every reply's header carries from now on.
+ * Any thread may call it.
+ */
+void aifs_server_set_map_epoch(struct aifs_server *srv, u64 epoch);
+
+/*
+ * Called on the loop thread once an authenticated session is over: its
+ * connection closed and every request of it answered (or dropped).  A
+ * server releases what the session held (open files) here, without
+ * blocking.
+ */
+typedef void aifs_session_end_fn(void *data, u64 session_id);
+
+void aifs_server_on_session_end(struct aifs_server *srv,
+				aifs_session_end_fn *fn);
 
 #endif /* AIFS_SERVER_H */
