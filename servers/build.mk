@@ -26,6 +26,7 @@ USER_PROGS += $(SERVER_TEST_PROGS:%=$(BIN)/aifs-%) \
 server_test_obj = $(BUILD)/obj/tests/servers/$(subst -,_,$(1)).o
 
 $(BUILD)/obj/tests/servers/%.o: private USER_CFLAGS += $(LIBSERVER_CFLAGS)
+$(BUILD)/obj/bench/mds_bench.o: private USER_CFLAGS += $(LIBAIFS_CFLAGS)
 
 define SERVER_TEST_PROG_RULE
 $(BIN)/aifs-$(1): $(call server_test_obj,$(1)) $(SERVER_LINK)
@@ -42,3 +43,62 @@ endef
 
 $(foreach p,$(SERVER_TEST_PROGS),$(eval $(call SERVER_TEST_PROG_RULE,$(p))))
 $(foreach t,$(SERVER_TESTS),$(eval $(call SERVER_TEST_RULE,$(t))))
+
+# aifs-ds, the data server (servers/ds; Documentation/ds.md).
+DS_SRCS := $(addprefix servers/ds/,main.c identity.c store.c crc.c block.c \
+	io.c replicate.c resync.c statfs.c mds_link.c)
+USER_PROGS += $(BIN)/aifs-ds
+
+$(DS_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBSERVER_CFLAGS)
+
+$(BIN)/aifs-ds: $(DS_SRCS:%.c=$(BUILD)/obj/%.o) $(SERVER_LINK)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBSERVER_LIBS)
+
+# aifs-mds, the metadata server (Documentation/mds.md).
+MDS_SRCS := $(addprefix servers/mds/,main.c db.c reply.c perm.c inode.c \
+	dir.c namei.c rename.c xattr.c open.c layout.c clustermap.c writer.c \
+	replycache.c check.c)
+USER_PROGS += $(BIN)/aifs-mds
+
+$(MDS_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBSERVER_CFLAGS)
+
+$(BIN)/aifs-mds: $(MDS_SRCS:%.c=$(BUILD)/obj/%.o) $(SERVER_LINK)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBSERVER_LIBS) -llmdb
+
+# The aifs-ds tests (tests/servers/ds-*.c), each with the shared harness.
+DS_TESTS := $(addprefix $(SERVER_TEST_DIR)/,ds-io ds-replication ds-integrity ds-enospc)
+USER_PROGS += $(DS_TESTS)
+
+$(DS_TESTS): $(SERVER_TEST_DIR)/%: $(BUILD)/obj/tests/servers/%.o \
+		$(BUILD)/obj/tests/servers/ds-harness.o $(LIBAIFS) $(LIBPROTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS)
+
+# The MDS's tests: build/tests/servers/mds-*, run by scripts/run-tests.
+USER_PROGS += $(SERVER_TEST_DIR)/mds-ops $(SERVER_TEST_DIR)/mds-crash
+MDS_HARNESS := $(BUILD)/obj/tests/servers/mds_harness.o
+.SECONDARY: $(MDS_HARNESS)
+
+$(SERVER_TEST_DIR)/mds-%: $(BUILD)/obj/tests/servers/mds_%.o $(MDS_HARNESS) \
+		$(LIBAIFS) $(LIBPROTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS)
+
+# The load generator of bench/ds-bench (a benchmark, never a test).
+USER_PROGS += $(BUILD)/bench/ds-load
+
+$(BUILD)/bench/ds-load: $(BUILD)/obj/bench/ds-load.o $(LIBAIFS) $(LIBPROTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS)
+
+$(BUILD)/obj/bench/ds-load.o: private USER_CFLAGS += $(LIBAIFS_CFLAGS)
+
+# bench/mds-bench runs this (not a test).
+USER_PROGS += $(BIN)/aifs-mds-bench
+
+$(BIN)/aifs-mds-bench: $(BUILD)/obj/bench/mds_bench.o $(MDS_HARNESS) \
+		$(LIBAIFS) $(LIBPROTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS)

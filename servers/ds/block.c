@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Chunk data moves a whole checksum block at a time: a write that covers
+ * part of a block reads the block, checks its CRC (never bless corrupted
+ * bytes with a new CRC), merges and rewrites it with a fresh CRC.  Whole
+ * blocks keep every offset and length aligned for O_DIRECT too.  Space is
+ * reserved with fallocate() before anything is written, so a full disk is
+ * an ENOSPC with the chunk untouched.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "ds.h"
+
+/* Blocks [@first, @first + @nr_blocks), checked; zeros past the file. */
+int ds_data_read(struct ds_chunk *c, u32 first, u32 nr_blocks, void *buf)
+{
+	size_t len = (size_t)nr_blocks * DS_BLOCK_SIZE, got = 0;
+	off_t off = (off_t)first * DS_BLOCK_SIZE;
+	ssize_t n;
+
+	while (got < len) {
+		n = pread(c->fd, (u8 *)buf + got, len - got, off + got);
+		if (n < 0)
+			return -errno;
+		if (!n)
+			break;
+		got += n;
+	}
+	memset((u8 *)buf + got, 0, len - got);
+	return ds_crc_verify(c, first, nr_blocks, buf);
+}
+
+/*
+ * The blocks a write of [@offset, @end) touches, in @buf: the partly
+ * covered first and last blocks come from the disk, the rest from @data.
+ */
+static int ds_data_merge(struct ds_chunk *c, u32 offset, u32 end,
+			 const void *data, u8 *buf)
+{
+	u32 first = offset / DS_BLOCK_SIZE, last = (end - 1) / DS_BLOCK_SIZE;
+	int err = 0;
+
+	if (offset % DS_BLOCK_SIZE)
+		err = ds_data_read(c, first, 1, buf);
+	if (!err && end % DS_BLOCK_SIZE && (last != first || !(offset % DS_BLOCK_SIZE)))
+		err = ds_data_read(c, last, 1,
+				   buf + (size_t)(last - first) * DS_BLOCK_SIZE);
+	if (!err)
+		memcpy(buf + offset % DS_BLOCK_SIZE, data, end - offset);
+	return err;
+}
+
+/* Reserve the blocks first: ENOSPC before a byte of the chunk changes. */
+static int ds_data_reserve(struct ds_chunk *c, off_t off, off_t len)
+{
+	if (!fallocate(c->fd, FALLOC_FL_KEEP_SIZE, off, len))
+		return 0;
+	return errno == EOPNOTSUPP ? 0 : -errno;
+}
+
+static int ds_data_put(struct ds_chunk *c, u32 first, u32 nr_blocks,
+		       const void *src)
+{
+	size_t len = (size_t)nr_blocks * DS_BLOCK_SIZE;
+	off_t off = (off_t)first * DS_BLOCK_SIZE;
+	u32 *crcs;
+	int err;
+
+	err = ds_data_reserve(c, off, len);
+	if (err)
+		return err;
+	crcs = malloc((size_t)nr_blocks * 4);
+	if (!crcs)
+		return -ENOMEM;
+	ds_crc_blocks(src, nr_blocks, crcs);
+	err = ds_pwrite_all(c->fd, src, len, off);
+	if (!err)
+		err = ds_crcs_store(c, first, nr_blocks, crcs);
+	free(crcs);
+	return err;
+}
+
+/*
+ * Write @len bytes at @offset and update the length in c->meta (the caller
+ * stores the sidecar header).  Block-aligned buffered writes go straight
+ * from the request; others through an aligned buffer.
+ */
+int ds_data_write(struct ds_chunk *c, u32 offset, const void *data, u32 len)
+{
+	u32 end = offset + len, first = offset / DS_BLOCK_SIZE;
+	u32 nr_blocks = DS_BLOCKS(end) - first;
+	const void *src = data;
+	u8 *buf = NULL;
+	int err;
+
+	if (!len)
+		return 0;
+	if ((offset | end) % DS_BLOCK_SIZE || c->ds->direct_io) {
+		buf = ds_blocks_alloc(nr_blocks);
+		if (!buf)
+			return -ENOMEM;
+		err = ds_data_merge(c, offset, end, data, buf);
+		if (err)
+			goto out;
+		src = buf;
+	}
+	err = ds_data_put(c, first, nr_blocks, src);
+	if (!err && end > c->meta.length)
+		c->meta.length = end;
+out:
+	free(buf);
+	return err;
+}
+
+/* Blocks [@first, @end_block) become holes again, with the CRC of zeros. */
+static int ds_data_punch(struct ds_chunk *c, u32 first, u32 end_block)
+{
+	u32 n = end_block - first, i, *crcs;
+	int err;
+
+	if (first >= end_block)
+		return 0;
+	crcs = malloc((size_t)n * 4);
+	if (!crcs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		crcs[i] = c->ds->zero_block_crc;
+	err = ds_crcs_store(c, first, n, crcs);
+	free(crcs);
+	return err;
+}
+
+/*
+ * Set the chunk's length (the caller checked it against the chunk size).
+ * Shrinking zeroes the tail of the new last block, so that growing again
+ * reads zeros there as POSIX wants.
+ */
+int ds_data_truncate(struct ds_chunk *c, u32 length)
+{
+	u32 keep = length / DS_BLOCK_SIZE;
+	u8 *buf;
+	int err = 0;
+
+	if (length >= c->meta.length) {
+		c->meta.length = length;
+		return 0;
+	}
+	if (length % DS_BLOCK_SIZE) {
+		buf = ds_blocks_alloc(1);
+		if (!buf)
+			return -ENOMEM;
+		err = ds_data_read(c, keep, 1, buf);
+		if (!err) {
+			memset(buf + length % DS_BLOCK_SIZE, 0,
+			       DS_BLOCK_SIZE - length % DS_BLOCK_SIZE);
+			err = ds_data_put(c, keep, 1, buf);
+		}
+		free(buf);
+		keep++;
+	}
+	if (!err)
+		err = ds_data_punch(c, keep, DS_BLOCKS(c->meta.length));
+	if (!err && ftruncate(c->fd, (off_t)keep * DS_BLOCK_SIZE))
+		err = -errno;
+	if (!err)
+		c->meta.length = length;
+	return err;
+}

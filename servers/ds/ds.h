@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * aifs-ds internals, one section per .c file.  See Documentation/ds.md
+ * for the on-disk layout and the replication rules.
+ */
+#ifndef AIFS_DS_H
+#define AIFS_DS_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "aifs/libaifs.h"
+#include "aifs/server.h"
+
+/* Checksum block: one CRC32C per this many bytes of a chunk. */
+#define DS_BLOCK_SIZE		AIFS_BLOCK_SIZE
+#define DS_BLOCKS(bytes)	(((u64)(bytes) + DS_BLOCK_SIZE - 1) / DS_BLOCK_SIZE)
+
+/* Other members of a chunk's replica group that a DS remembers. */
+#define DS_MAX_PEERS		(AIFS_MAX_REPLICAS - 1)
+
+/* Chunk locks: a chunk id hashes to one of these rwlocks. */
+#define DS_LOCK_STRIPES		1024
+
+#define DS_UUID_STR_LEN		36
+
+/* Room for data_dir: the paths of chunks under it must fit PATH_MAX. */
+#define DS_DATA_DIR_MAX		3072
+
+struct ds_config {
+	struct aifs_server_config server;
+	char data_dir[DS_DATA_DIR_MAX];
+	char fs_uuid[DS_UUID_STR_LEN + 1];
+	int direct_io;
+	int ds_id;
+	char mds[1024];
+	char peers[4096];
+	char public_address[NI_MAXHOST];
+	int replica_timeout_ms;
+	int peer_retry_ms;
+};
+
+/* What ds.id in the data directory holds. */
+struct ds_identity {
+	u8 uuid[16];
+	u8 fs_uuid[16];
+	u32 id;
+};
+
+struct ds_peers;
+struct ds_resync;
+struct ds_mds_link;
+
+struct ds {
+	struct ds_config cfg;
+	struct ds_identity ident;
+	pthread_mutex_t ident_lock;	/* ident.id changes on registration */
+	int lock_fd;			/* flock of ds.id: one instance per dir */
+	bool direct_io;			/* cfg.direct_io, if data_dir can */
+	u32 zero_block_crc;		/* CRC32C of a block of zeros */
+	atomic_llong nr_chunks;
+	struct aifs_secret secret;	/* for connections to peers, the MDS */
+	pthread_rwlock_t locks[DS_LOCK_STRIPES];
+	struct ds_peers *peers;
+	struct ds_resync *resync;
+	struct ds_mds_link *mds;
+};
+
+/* identity.c */
+int ds_identity_load(struct ds *ds);
+int ds_identity_format(struct ds *ds);
+int ds_identity_set_id(struct ds *ds, u32 id);
+u32 ds_self_id(struct ds *ds);
+int ds_uuid_parse(const char *s, u8 uuid[16]);
+void ds_uuid_format(const u8 uuid[16], char s[DS_UUID_STR_LEN + 1]);
+
+/* store.c: chunk files and their metadata sidecar */
+
+#define DS_META_STALE		(1U << 0)	/* behind its group: resyncing */
+
+/* The chunk's metadata, in CPU byte order (on disk: struct ds_meta_disk). */
+struct ds_meta {
+	u64 version;
+	u32 length;		/* bytes stored; the rest of the chunk is holes */
+	u32 chunk_size;		/* the layout's chunk size: the CRC list size */
+	u32 flags;		/* DS_META_* */
+	u32 nr_peers;
+	u32 peers[DS_MAX_PEERS];	/* the group as last heard of */
+};
+
+/* An open chunk; its lock is held by the caller. */
+struct ds_chunk {
+	struct ds *ds;
+	struct aifs_chunk_id id;
+	char path[PATH_MAX];	/* data file; the sidecar adds ".meta" */
+	int fd;
+	int mfd;
+	bool created;		/* by this open: removed again on failure */
+	struct ds_meta meta;
+};
+
+int ds_store_init(struct ds *ds);
+void ds_store_exit(struct ds *ds);
+int ds_check_id(struct ds *ds, const struct aifs_chunk_id *id);
+void ds_chunk_lock(struct ds *ds, const struct aifs_chunk_id *id, bool write);
+void ds_chunk_unlock(struct ds *ds, const struct aifs_chunk_id *id);
+int ds_chunk_open(struct ds *ds, const struct aifs_chunk_id *id,
+		  u32 create_size, struct ds_chunk *c);
+void ds_chunk_close(struct ds_chunk *c, int err);
+int ds_meta_store(struct ds_chunk *c);
+int ds_crcs_load(struct ds_chunk *c, u32 first, u32 n, u32 *crcs);
+int ds_crcs_store(struct ds_chunk *c, u32 first, u32 n, const u32 *crcs);
+int ds_chunk_sync(struct ds_chunk *c);
+int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags);
+void *ds_blocks_alloc(u32 nr_blocks);
+int ds_pread_all(int fd, void *buf, size_t len, off_t off);
+int ds_pwrite_all(int fd, const void *buf, size_t len, off_t off);
+
+/* crc.c: block checksums */
+void ds_crc_blocks(const void *buf, u32 nr_blocks, u32 *crcs);
+int ds_crc_verify(struct ds_chunk *c, u32 first, u32 nr_blocks,
+		  const void *buf);
+
+/* block.c: chunk data, a whole checksum block at a time */
+int ds_data_read(struct ds_chunk *c, u32 first, u32 nr_blocks, void *buf);
+int ds_data_write(struct ds_chunk *c, u32 offset, const void *data, u32 len);
+int ds_data_truncate(struct ds_chunk *c, u32 length);
+
+/* io.c: the data handlers */
+int ds_io_register(struct aifs_server *srv);
+
+/* replicate.c: peers and forwarding */
+int ds_peers_init(struct ds *ds);
+void ds_peers_exit(struct ds *ds);
+int ds_peer_set(struct ds *ds, u32 id, const char *host, const char *port);
+int ds_parse_hostport(const char *s, char *host, size_t host_size, char *port,
+		      size_t port_size);
+int ds_peer_call(struct ds *ds, u32 id, u16 opcode, const struct iovec *iov,
+		 int iovcnt, struct aifs_reply *reply);
+int ds_forward(struct ds *ds, const struct aifs_chunk_write_req *req,
+	       const void *data, u64 version);
+
+/* resync.c: catching up from a peer */
+int ds_resync_start(struct ds *ds);
+void ds_resync_stop(struct ds *ds);
+void ds_resync_queue(struct ds *ds, const struct ds_chunk *c, u64 min_version);
+
+/* statfs.c */
+int ds_capacity(struct ds *ds, struct aifs_statfs_rep *rep);
+int ds_statfs_register(struct aifs_server *srv);
+
+/* mds_link.c: registration and heartbeats */
+int ds_mds_start(struct ds *ds);
+void ds_mds_stop(struct ds *ds);
+
+#endif /* AIFS_DS_H */

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The data handlers: CHUNK_READ, WRITE, FORWARD, TRUNCATE, DELETE and
+ * CHECKSUM, each on a worker thread under its chunk's lock (shared for
+ * reads, exclusive for changes).  A write holds the lock while it forwards,
+ * so the replicas see the versions of one chunk in order.
+ */
+#include <stdlib.h>
+
+#include "ds.h"
+
+/* The chunk of a decoded request, locked and open; ds_io_end() undoes. */
+static int ds_io_begin(struct ds *ds, const struct aifs_chunk_id *id,
+		       bool write, u32 create_size, struct ds_chunk *c)
+{
+	int err = ds_check_id(ds, id);
+
+	if (err)
+		return err;
+	ds_chunk_lock(ds, id, write);
+	err = ds_chunk_open(ds, id, create_size, c);
+	if (err)
+		ds_chunk_unlock(ds, id);
+	return err;
+}
+
+static void ds_io_end(struct ds_chunk *c, int err)
+{
+	struct aifs_chunk_id id = c->id;
+
+	ds_chunk_close(c, err);
+	ds_chunk_unlock(c->ds, &id);
+}
+
+/* The reply of WRITE, FORWARD and TRUNCATE: the version and a length. */
+static int ds_reply_chunk(struct aifs_request *req, const struct ds_chunk *c,
+			  u32 length)
+{
+	struct aifs_chunk_rep rep = {
+		.version = cpu_to_le64(c->meta.version),
+		.length = cpu_to_le32(length),
+	};
+	int len;
+
+	req->reply = malloc(sizeof(rep));
+	if (!req->reply)
+		return -ENOMEM;
+	len = aifs_msg_encode(req->opcode, true, req->reply, sizeof(rep), &rep,
+			      sizeof(rep), NULL);
+	req->reply_len = len;
+	return len < 0 ? len : 0;
+}
+
+/*
+ * A copy behind its group, or behind what the reader has seen, must not
+ * serve: ESTALE sends the client to another replica while this one pulls
+ * the chunk from a peer.
+ */
+static int ds_check_current(struct ds_chunk *c, u64 min_version)
+{
+	if (!(c->meta.flags & DS_META_STALE) && c->meta.version >= min_version)
+		return 0;
+	ds_resync_queue(c->ds, c, min_version);
+	return -ESTALE;
+}
+
+static int ds_read_blocks(struct aifs_request *req, struct ds_chunk *c,
+			  u32 offset, u32 len)
+{
+	struct ds *ds = req->data;
+	u32 first = offset / DS_BLOCK_SIZE;
+	u32 nr_blocks = len ? DS_BLOCKS(offset + len) - first : 0;
+	struct aifs_chunk_read_rep rep = {
+		.version = cpu_to_le64(c->meta.version),
+		.chunk_len = cpu_to_le32(c->meta.length),
+	};
+	struct aifs_span data;
+	u8 *buf, *blocks, *bounce = NULL;
+	int err, n;
+
+	buf = malloc(sizeof(rep) + (size_t)nr_blocks * DS_BLOCK_SIZE);
+	if (!buf)
+		return -ENOMEM;
+	blocks = buf + sizeof(rep);
+	/* Block-aligned buffered reads land in the reply itself. */
+	if (ds->direct_io || offset % DS_BLOCK_SIZE) {
+		blocks = bounce = ds_blocks_alloc(nr_blocks);
+		err = -ENOMEM;
+		if (!bounce)
+			goto fail;
+	}
+	err = nr_blocks ? ds_data_read(c, first, nr_blocks, blocks) : 0;
+	if (err == -EIO)
+		ds_resync_queue(ds, c, c->meta.version);
+	if (err)
+		goto fail;
+	if (bounce)
+		memcpy(buf + sizeof(rep), bounce + offset % DS_BLOCK_SIZE, len);
+	data = (struct aifs_span){ buf + sizeof(rep), len };
+	n = aifs_encode_chunk_read_rep(buf, sizeof(rep) + len, &rep, &data);
+	err = n;
+	if (n < 0)
+		goto fail;
+	free(bounce);
+	req->reply = buf;
+	req->reply_len = n;
+	return 0;
+fail:
+	free(bounce);
+	free(buf);
+	return err;
+}
+
+static int ds_read(struct aifs_request *req)
+{
+	struct aifs_chunk_read_req r;
+	struct ds_chunk c;
+	u32 offset, len;
+	int err;
+
+	err = aifs_decode_chunk_read_req(req->payload, req->payload_len, &r,
+					 NULL);
+	if (err)
+		return err;
+	if (le32_to_cpu(r.flags) & AIFS_IO_RDMA)
+		return -EOPNOTSUPP;	/* no RDMA transport yet */
+	err = ds_io_begin(req->data, &r.id, false, 0, &c);
+	if (err)
+		return err;
+	err = ds_check_current(&c, le64_to_cpu(r.version));
+	if (!err) {
+		/* Past the stored length: holes, which the client zero-fills. */
+		offset = le32_to_cpu(r.offset);
+		len = le32_to_cpu(r.length);
+		if (offset >= c.meta.length)
+			len = 0;
+		else if (len > c.meta.length - offset)
+			len = c.meta.length - offset;
+		err = ds_read_blocks(req, &c, offset, len);
+	}
+	ds_io_end(&c, 0);
+	return err;
+}
+
+/* Remember the rest of the chunk's group: where a repair comes from. */
+static void ds_note_peers(struct ds_chunk *c, const __le32 *ids, u32 nr)
+{
+	u32 i;
+
+	c->meta.nr_peers = nr;
+	for (i = 0; i < nr; i++)
+		c->meta.peers[i] = le32_to_cpu(ids[i]);
+}
+
+/* Apply a write at @version and make it as durable as it asks. */
+static int ds_write_local(struct ds_chunk *c,
+			  const struct aifs_chunk_write_req *r,
+			  const struct aifs_span *data, u64 version)
+{
+	int err;
+
+	ds_note_peers(c, r->replicas, le16_to_cpu(r->nr_replicas));
+	err = ds_data_write(c, le32_to_cpu(r->offset), data->data, data->len);
+	if (err)
+		return err;
+	c->meta.version = version;
+	err = ds_meta_store(c);
+	if (!err && (le32_to_cpu(r->flags) & AIFS_IO_SYNC))
+		err = ds_chunk_sync(c);
+	/* Holding data now: a later failure (forwarding) keeps the chunk. */
+	if (!err)
+		c->created = false;
+	return err;
+}
+
+/* Decode a WRITE or FORWARD and open its chunk, created if absent. */
+static int ds_write_begin(struct aifs_request *req,
+			  struct aifs_chunk_write_req *r, struct aifs_span *data,
+			  struct ds_chunk *c)
+{
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
+	int err;
+
+	err = aifs_msg_decode(req->opcode, false, req->payload,
+			      req->payload_len, r, sizeof(*r), parts);
+	if (err)
+		return err;
+	if (le32_to_cpu(r->flags) & AIFS_IO_RDMA)
+		return -EOPNOTSUPP;
+	*data = parts[0];
+	return ds_io_begin(req->data, &r->id, true, le32_to_cpu(r->chunk_size),
+			   c);
+}
+
+/* A write of a chunk size other than the chunk's own: a confused client. */
+static int ds_check_layout(const struct ds_chunk *c,
+			   const struct aifs_chunk_write_req *r)
+{
+	return c->meta.chunk_size == le32_to_cpu(r->chunk_size) ? 0 : -EINVAL;
+}
+
+/*
+ * CHUNK_WRITE, on the chunk's primary: write locally with the next
+ * version, then forward to the replicas the request names.
+ */
+static int ds_primary_apply(struct aifs_request *req,
+			    const struct aifs_chunk_write_req *r,
+			    const struct aifs_span *data, struct ds_chunk *c)
+{
+	int err;
+
+	err = ds_check_layout(c, r);
+	/* A stale primary would number the write wrongly: catch up first. */
+	if (!err && ds_check_current(c, 0))
+		err = -EAGAIN;
+	if (!err)
+		err = ds_write_local(c, r, data, c->meta.version + 1);
+	if (!err)
+		err = ds_forward(req->data, r, data->data, c->meta.version);
+	return err ? err : ds_reply_chunk(req, c, data->len);
+}
+
+/*
+ * CHUNK_FORWARD, on a replica: apply version v only on top of v - 1.  A
+ * version already held is a retry (acknowledged, not rewritten); a gap
+ * means writes were missed: the copy is marked stale, answers ESTALE and
+ * pulls the chunk from its group.
+ */
+static int ds_forward_apply(struct aifs_request *req,
+			    const struct aifs_chunk_write_req *r,
+			    const struct aifs_span *data, struct ds_chunk *c)
+{
+	u64 version = le64_to_cpu(r->version);
+	int err;
+
+	if (!version)
+		return -EINVAL;
+	err = ds_check_layout(c, r);
+	if (err)
+		return err;
+	if (!(c->meta.flags & DS_META_STALE) && c->meta.version >= version)
+		return ds_reply_chunk(req, c, data->len);
+	if (!(c->meta.flags & DS_META_STALE) && c->meta.version + 1 == version) {
+		err = ds_write_local(c, r, data, version);
+		return err ? err : ds_reply_chunk(req, c, data->len);
+	}
+	ds_note_peers(c, r->replicas, le16_to_cpu(r->nr_replicas));
+	c->meta.flags |= DS_META_STALE;
+	err = ds_meta_store(c);
+	return err ? err : ds_check_current(c, version);
+}
+
+typedef int ds_write_fn(struct aifs_request *req,
+			const struct aifs_chunk_write_req *r,
+			const struct aifs_span *data, struct ds_chunk *c);
+
+static int ds_write_op(struct aifs_request *req, ds_write_fn *apply)
+{
+	struct aifs_chunk_write_req r;
+	struct aifs_span data;
+	struct ds_chunk c;
+	int err;
+
+	err = ds_write_begin(req, &r, &data, &c);
+	if (err)
+		return err;
+	err = apply(req, &r, &data, &c);
+	/* A stale placeholder stays: it tells readers to go elsewhere. */
+	ds_io_end(&c, err == -ESTALE ? 0 : err);
+	return err;
+}
+
+static int ds_write(struct aifs_request *req)
+{
+	return ds_write_op(req, ds_primary_apply);
+}
+
+static int ds_forward_handler(struct aifs_request *req)
+{
+	return ds_write_op(req, ds_forward_apply);
+}
+
+static int ds_truncate(struct aifs_request *req)
+{
+	struct aifs_chunk_truncate_req r;
+	struct ds_chunk c;
+	u32 length;
+	int err;
+
+	err = aifs_decode_chunk_truncate_req(req->payload, req->payload_len,
+					     &r, NULL);
+	if (!err)
+		err = ds_io_begin(req->data, &r.id, true, 0, &c);
+	if (err == -ENOENT) {
+		/* A hole stays a hole whatever its length. */
+		c.meta = (struct ds_meta){ 0 };
+		return ds_reply_chunk(req, &c, 0);
+	}
+	if (err)
+		return err;
+	length = le32_to_cpu(r.length);
+	err = length > c.meta.chunk_size ? -EINVAL :
+		ds_data_truncate(&c, length);
+	if (!err) {
+		c.meta.version++;
+		err = ds_meta_store(&c);
+	}
+	if (!err)
+		err = ds_chunk_sync(&c);
+	if (!err)
+		err = ds_reply_chunk(req, &c, c.meta.length);
+	ds_io_end(&c, err);
+	return err;
+}
+
+static int ds_delete(struct aifs_request *req)
+{
+	struct aifs_chunk_delete_req r;
+	int err;
+
+	err = aifs_decode_chunk_delete_req(req->payload, req->payload_len, &r,
+					   NULL);
+	if (!err)
+		err = ds_check_id(req->data, &r.id);
+	return err ? err : ds_chunk_delete(req->data, &r.id,
+					   le32_to_cpu(r.flags));
+}
+
+static int ds_checksum_reply(struct aifs_request *req, struct ds_chunk *c,
+			     u32 first, u32 wanted)
+{
+	struct aifs_chunk_checksum_rep rep = {
+		.version = cpu_to_le64(c->meta.version),
+		.block_size = cpu_to_le32(DS_BLOCK_SIZE),
+		.chunk_len = cpu_to_le32(c->meta.length),
+		.first_block = cpu_to_le32(first),
+	};
+	u32 blocks = DS_BLOCKS(c->meta.length), count = 0, i, *crcs;
+	struct aifs_span list;
+	u8 *buf;
+	int n;
+
+	if (first < blocks)
+		count = blocks - first < wanted ? blocks - first : wanted;
+	rep.count = cpu_to_le32(count);
+	buf = malloc(sizeof(rep) + (size_t)count * 8);
+	if (!buf)
+		return -ENOMEM;
+	crcs = (u32 *)(buf + sizeof(rep) + (size_t)count * 4);
+	n = ds_crcs_load(c, first, count, crcs);
+	for (i = 0; i < count; i++)
+		((__le32 *)(buf + sizeof(rep)))[i] = cpu_to_le32(crcs[i]);
+	list = (struct aifs_span){ buf + sizeof(rep), count * 4 };
+	if (!n)
+		n = aifs_encode_chunk_checksum_rep(buf, sizeof(rep) + count * 4,
+						   &rep, &list);
+	if (n < 0) {
+		free(buf);
+		return n;
+	}
+	req->reply = buf;
+	req->reply_len = n;
+	return 0;
+}
+
+static int ds_checksum(struct aifs_request *req)
+{
+	struct aifs_chunk_checksum_req r;
+	struct ds_chunk c;
+	int err;
+
+	err = aifs_decode_chunk_checksum_req(req->payload, req->payload_len,
+					     &r, NULL);
+	if (!err)
+		err = ds_io_begin(req->data, &r.id, false, 0, &c);
+	if (err)
+		return err;
+	err = ds_check_current(&c, 0);
+	if (!err)
+		err = ds_checksum_reply(req, &c, le32_to_cpu(r.first_block),
+					le32_to_cpu(r.nr_blocks));
+	ds_io_end(&c, 0);
+	return err;
+}
+
+int ds_io_register(struct aifs_server *srv)
+{
+	static const struct {
+		u16 opcode;
+		aifs_handler_fn *fn;
+	} handlers[] = {
+		{ AIFS_OP_CHUNK_READ, ds_read },
+		{ AIFS_OP_CHUNK_WRITE, ds_write },
+		{ AIFS_OP_CHUNK_FORWARD, ds_forward_handler },
+		{ AIFS_OP_CHUNK_TRUNCATE, ds_truncate },
+		{ AIFS_OP_CHUNK_DELETE, ds_delete },
+		{ AIFS_OP_CHUNK_CHECKSUM, ds_checksum },
+	};
+	size_t i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(handlers); i++) {
+		err = aifs_server_register(srv, handlers[i].opcode,
+					   handlers[i].fn,
+					   AIFS_HANDLER_BLOCKING);
+		if (err)
+			return err;
+	}
+	return 0;
+}

@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The link to the MDS: one thread registers (DS_REGISTER with the uuid of
+ * ds.id and the id from an earlier registration), then sends DS_HEARTBEAT
+ * with the capacity every heartbeat_ms the MDS asks for.  When the map
+ * epoch in a reply moves, it fetches the cluster map (MAP_GET) and learns
+ * the addresses of its peers from it.  An MDS that is down or unreachable
+ * is retried with a growing pause (up to DS_MDS_BACKOFF_MAX_MS), going
+ * round the configured list; ENOENT to a heartbeat means the MDS forgot
+ * us: register again.
+ */
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ds.h"
+
+#define DS_MDS_MAX		8
+#define DS_MDS_BACKOFF_MIN_MS	200
+#define DS_MDS_BACKOFF_MAX_MS	5000
+#define DS_MDS_CALL_MS		5000
+
+struct ds_mds_addr {
+	char host[NI_MAXHOST];
+	char port[16];
+};
+
+struct ds_mds_link {
+	struct ds *ds;
+	pthread_t thread;
+	pthread_mutex_t lock;	/* protects @stop */
+	pthread_cond_t wake;
+	bool stop;
+	struct ds_mds_addr mds[DS_MDS_MAX];
+	int nr_mds;
+	struct aifs_addr self;	/* what we tell the MDS */
+	struct aifs_conn *conn;
+	u64 epoch;		/* of the map we have */
+	u32 heartbeat_ms;
+};
+
+/* Sleep @ms unless told to stop; true when stopping. */
+static bool ds_mds_sleep(struct ds_mds_link *l, u32 ms)
+{
+	struct timespec ts;
+	bool stop;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&l->lock);
+	while (!l->stop &&
+	       pthread_cond_timedwait(&l->wake, &l->lock, &ts) != ETIMEDOUT)
+		;
+	stop = l->stop;
+	pthread_mutex_unlock(&l->lock);
+	return stop;
+}
+
+/* One request to the MDS, decoded into @rep (@rep_size bytes). */
+static int ds_mds_call(struct ds_mds_link *l, u16 opcode, const void *req,
+		       u32 req_size, void *rep, u32 rep_size,
+		       struct aifs_reply *reply, struct aifs_span *parts)
+{
+	u8 buf[AIFS_DS_REGISTER_REQ_SIZE + AIFS_DS_HEARTBEAT_REQ_SIZE];
+	struct iovec iov = { buf, 0 };
+	int err;
+
+	err = aifs_msg_encode(opcode, false, buf, sizeof(buf), req, req_size,
+			      NULL);
+	if (err < 0)
+		return err;
+	iov.iov_len = err;
+	*reply = (struct aifs_reply){ 0 };
+	err = aifs_call(l->conn, opcode, &iov, 1, reply, DS_MDS_CALL_MS);
+	if (!err && reply->status)
+		err = -(int)reply->status;
+	if (!err)
+		err = aifs_msg_decode(opcode, true, reply->payload, reply->len,
+				      rep, rep_size, parts);
+	return err;
+}
+
+static void ds_mds_learn_peer(struct ds_mds_link *l,
+			      const struct aifs_ds_info *info)
+{
+	char host[INET6_ADDRSTRLEN], port[16];
+	u16 family = le16_to_cpu(info->addr.family);
+	u32 state = le32_to_cpu(info->state);
+
+	if (le32_to_cpu(info->id) == ds_self_id(l->ds) ||
+	    (state != AIFS_DS_UP && state != AIFS_DS_DRAINING))
+		return;
+	if (!inet_ntop(family == AIFS_AF_INET ? AF_INET : AF_INET6,
+		       info->addr.addr, host, sizeof(host)))
+		return;
+	snprintf(port, sizeof(port), "%u", le16_to_cpu(info->addr.port));
+	ds_peer_set(l->ds, le32_to_cpu(info->id), host, port);
+}
+
+/* The map moved: learn where the other data servers are. */
+static int ds_mds_map(struct ds_mds_link *l, u64 epoch)
+{
+	struct aifs_map_get_req req = { .epoch = cpu_to_le64(l->epoch) };
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
+	struct aifs_ds_info info;
+	struct aifs_reply reply;
+	struct aifs_map_rep rep;
+	u32 i;
+	int err;
+
+	if (epoch == l->epoch)
+		return 0;
+	err = ds_mds_call(l, AIFS_OP_MAP_GET, &req, sizeof(req), &rep,
+			  sizeof(rep), &reply, parts);
+	if (!err && !(le32_to_cpu(rep.flags) & AIFS_MAP_UNCHANGED)) {
+		for (i = 0; i < le32_to_cpu(rep.count); i++) {
+			aifs_ds_info_get(&parts[0], i, &info);
+			ds_mds_learn_peer(l, &info);
+		}
+	}
+	if (!err)
+		l->epoch = le64_to_cpu(rep.epoch);
+	aifs_reply_free(&reply);
+	return err;
+}
+
+static int ds_mds_register(struct ds_mds_link *l)
+{
+	struct ds *ds = l->ds;
+	struct aifs_ds_register_req req = {
+		.id = cpu_to_le32(ds_self_id(ds)),
+		.addr = l->self,
+	};
+	struct aifs_ds_register_rep rep;
+	struct aifs_statfs_rep cap;
+	struct aifs_reply reply;
+	u32 id;
+	int err;
+
+	memcpy(req.uuid, ds->ident.uuid, 16);
+	err = ds_capacity(ds, &cap);
+	if (err)
+		return err;
+	req.capacity = cap.total_bytes;
+	req.free = cap.avail_bytes;
+	err = ds_mds_call(l, AIFS_OP_DS_REGISTER, &req, sizeof(req), &rep,
+			  sizeof(rep), &reply, NULL);
+	aifs_reply_free(&reply);
+	if (err)
+		return err;
+	id = le32_to_cpu(rep.id);
+	l->heartbeat_ms = le32_to_cpu(rep.heartbeat_ms) ?: 1000;
+	aifs_info("registered with the MDS as ds %u (heartbeat every %u ms)",
+		  id, l->heartbeat_ms);
+	if (id != ds_self_id(ds) && ds_identity_set_id(ds, id))
+		return -EIO;
+	return ds_mds_map(l, le64_to_cpu(rep.epoch));
+}
+
+static int ds_mds_heartbeat(struct ds_mds_link *l)
+{
+	struct aifs_ds_heartbeat_req req = {
+		.id = cpu_to_le32(ds_self_id(l->ds)),
+		.chunks = cpu_to_le64(atomic_load(&l->ds->nr_chunks)),
+		.epoch = cpu_to_le64(l->epoch),
+	};
+	struct aifs_ds_heartbeat_rep rep;
+	struct aifs_statfs_rep cap;
+	struct aifs_reply reply;
+	int err;
+
+	err = ds_capacity(l->ds, &cap);
+	if (err)
+		return err;
+	req.capacity = cap.total_bytes;
+	req.free = cap.avail_bytes;
+	err = ds_mds_call(l, AIFS_OP_DS_HEARTBEAT, &req, sizeof(req), &rep,
+			  sizeof(rep), &reply, NULL);
+	aifs_reply_free(&reply);
+	return err ? err : ds_mds_map(l, le64_to_cpu(rep.epoch));
+}
+
+static int ds_mds_connect(struct ds_mds_link *l, int which)
+{
+	struct aifs_connect_opts opts = {
+		.host = l->mds[which].host, .port = l->mds[which].port,
+		.secret = &l->ds->secret, .role = AIFS_ROLE_DS,
+		.timeout_ms = DS_MDS_CALL_MS,
+	};
+
+	memcpy(opts.client_uuid, l->ds->ident.uuid, 16);
+	return aifs_connect(&opts, &l->conn);
+}
+
+/* Registered and beating until an error; returns it. */
+static int ds_mds_session(struct ds_mds_link *l, int which)
+{
+	int err;
+
+	err = ds_mds_connect(l, which);
+	if (err)
+		return err;
+	err = ds_mds_register(l);
+	while (!err && !ds_mds_sleep(l, l->heartbeat_ms))
+		err = ds_mds_heartbeat(l);
+	aifs_close(l->conn);
+	l->conn = NULL;
+	return err;
+}
+
+static void *ds_mds_thread(void *arg)
+{
+	struct ds_mds_link *l = arg;
+	u32 backoff = DS_MDS_BACKOFF_MIN_MS;
+	int which = 0, err;
+
+	do {
+		err = ds_mds_session(l, which);
+		if (!err)
+			break;		/* stopping */
+		aifs_warn("MDS %s:%s: %s; retrying in %u ms",
+			  l->mds[which].host, l->mds[which].port,
+			  strerror(-err), backoff);
+		which = (which + 1) % l->nr_mds;
+		backoff = backoff * 2 < DS_MDS_BACKOFF_MAX_MS ?
+			backoff * 2 : DS_MDS_BACKOFF_MAX_MS;
+	} while (!ds_mds_sleep(l, backoff));
+	return NULL;
+}
+
+static int ds_mds_parse(struct ds_mds_link *l, const char *list)
+{
+	char *copy, *item, *save;
+	int err = 0;
+
+	copy = strdup(list);
+	if (!copy)
+		return -ENOMEM;
+	for (item = strtok_r(copy, ", \t", &save); item && !err;
+	     item = strtok_r(NULL, ", \t", &save)) {
+		if (l->nr_mds == DS_MDS_MAX ||
+		    ds_parse_hostport(item, l->mds[l->nr_mds].host,
+				      sizeof(l->mds[0].host),
+				      l->mds[l->nr_mds].port,
+				      sizeof(l->mds[0].port))) {
+			aifs_err("mds: '%s' is not host:port (at most %d of them)",
+				 item, DS_MDS_MAX);
+			err = -EINVAL;
+		}
+		l->nr_mds++;
+	}
+	free(copy);
+	return err;
+}
+
+/*
+ * Where clients reach us: public_address, or the listen address unless
+ * it is a wildcard, or what the host name resolves to.
+ */
+static int ds_mds_self_addr(struct ds_mds_link *l)
+{
+	const struct ds_config *cfg = &l->ds->cfg;
+	const struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
+	const char *host = cfg->public_address;
+	char name[NI_MAXHOST];
+	struct addrinfo *ai;
+	int err;
+
+	if (!strcmp(host, "auto")) {
+		host = cfg->server.listen_address;
+		if (!strcmp(host, "::") || !strcmp(host, "0.0.0.0")) {
+			if (gethostname(name, sizeof(name)))
+				return -errno;
+			host = name;
+		}
+	}
+	err = getaddrinfo(host, NULL, &hints, &ai);
+	if (err) {
+		aifs_err("public_address %s: %s", host, gai_strerror(err));
+		return -EINVAL;
+	}
+	l->self.port = cpu_to_le16(cfg->server.listen_port);
+	if (ai->ai_family == AF_INET) {
+		l->self.family = cpu_to_le16(AIFS_AF_INET);
+		memcpy(l->self.addr,
+		       &((struct sockaddr_in *)ai->ai_addr)->sin_addr, 4);
+	} else {
+		l->self.family = cpu_to_le16(AIFS_AF_INET6);
+		memcpy(l->self.addr,
+		       &((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr, 16);
+	}
+	freeaddrinfo(ai);
+	return 0;
+}
+
+int ds_mds_start(struct ds *ds)
+{
+	pthread_condattr_t attr;
+	struct ds_mds_link *l;
+	int err;
+
+	if (!strcmp(ds->cfg.mds, "none")) {
+		aifs_info("mds = none: not registering (static cluster)");
+		return 0;
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->ds = ds;
+	err = ds_mds_parse(l, ds->cfg.mds);
+	if (!err)
+		err = ds_mds_self_addr(l);
+	if (err) {
+		free(l);
+		return err;
+	}
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&l->wake, &attr);
+	pthread_condattr_destroy(&attr);
+	ds->mds = l;
+	err = -pthread_create(&l->thread, NULL, ds_mds_thread, l);
+	if (err) {
+		ds->mds = NULL;
+		free(l);
+	}
+	return err;
+}
+
+void ds_mds_stop(struct ds *ds)
+{
+	struct ds_mds_link *l = ds->mds;
+
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->stop = true;
+	pthread_cond_signal(&l->wake);
+	pthread_mutex_unlock(&l->lock);
+	pthread_join(l->thread, NULL);
+	pthread_mutex_destroy(&l->lock);
+	pthread_cond_destroy(&l->wake);
+	free(l);
+	ds->mds = NULL;
+}

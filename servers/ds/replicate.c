@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Peers and forwarding.  The primary of a chunk writes locally, then sends
+ * CHUNK_FORWARD to every replica the client named, one after the other,
+ * over one libaifs connection per peer (shared by all worker threads).
+ *
+ * Rule: the write succeeds when every LIVE replica has it.  A replica that
+ * cannot be reached, breaks the connection or stays silent for
+ * replica_timeout_ms is dead for this write: logged, skipped, and not
+ * tried again for peer_retry_ms (so a dead peer does not cost a timeout
+ * per write).  A replica answering ESTALE is behind and pulling the chunk
+ * (resync.c): it is skipped the same way.  A replica answering any other
+ * error (ENOSPC, EIO) was alive and failed: the write fails with EAGAIN
+ * and the client retries; versions tell the newest copy.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ds.h"
+
+/* A connection to a peer; the last reference closes it. */
+struct ds_link {
+	struct aifs_conn *conn;
+	int refs;
+};
+
+struct ds_peer {
+	u32 id;
+	char host[NI_MAXHOST];
+	char port[16];
+	struct ds_link *link;	/* NULL until connected */
+	u64 retry_at;		/* aifs_now_ms() before which it counts as dead */
+};
+
+struct ds_peers {
+	pthread_mutex_t lock;	/* the table and every peer in it */
+	struct ds_peer *tab;
+	u32 nr;
+	u32 cap;
+};
+
+/* "host:port", "[v6]:port". */
+int ds_parse_hostport(const char *s, char *host, size_t host_size, char *port,
+		      size_t port_size)
+{
+	const char *colon, *end = s + strlen(s);
+
+	if (*s == '[') {
+		colon = strchr(s, ']');
+		if (!colon || colon[1] != ':')
+			return -EINVAL;
+		s++;
+		end = colon++;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon)
+			return -EINVAL;
+		end = colon;
+	}
+	if (end == s || !colon[1] || (size_t)(end - s) >= host_size ||
+	    strlen(colon + 1) >= port_size)
+		return -EINVAL;
+	snprintf(host, host_size, "%.*s", (int)(end - s), s);
+	snprintf(port, port_size, "%s", colon + 1);
+	return 0;
+}
+
+static struct ds_peer *ds_peer_find(struct ds_peers *p, u32 id)
+{
+	u32 i;
+
+	for (i = 0; i < p->nr; i++)
+		if (p->tab[i].id == id)
+			return &p->tab[i];
+	return NULL;
+}
+
+/* Drop @n references to @link. */
+static void ds_link_put(struct ds_link *link, int n)
+{
+	link->refs -= n;
+	if (link->refs)
+		return;
+	aifs_close(link->conn);
+	free(link);
+}
+
+/* Add or move peer @id (the config's peers, the MDS's cluster map). */
+int ds_peer_set(struct ds *ds, u32 id, const char *host, const char *port)
+{
+	struct ds_peers *p = ds->peers;
+	struct ds_peer *peer, *tab;
+	int err = 0;
+
+	pthread_mutex_lock(&p->lock);
+	peer = ds_peer_find(p, id);
+	if (peer && !strcmp(peer->host, host) && !strcmp(peer->port, port))
+		goto out;
+	if (!peer && p->nr == p->cap) {
+		tab = realloc(p->tab, (p->cap * 2 + 8) * sizeof(*tab));
+		if (!tab) {
+			err = -ENOMEM;
+			goto out;
+		}
+		p->tab = tab;
+		p->cap = p->cap * 2 + 8;
+	}
+	if (!peer) {
+		peer = &p->tab[p->nr++];
+		*peer = (struct ds_peer){ .id = id };
+	}
+	if (peer->link)
+		ds_link_put(peer->link, 1);
+	peer->link = NULL;
+	peer->retry_at = 0;
+	snprintf(peer->host, sizeof(peer->host), "%s", host);
+	snprintf(peer->port, sizeof(peer->port), "%s", port);
+out:
+	pthread_mutex_unlock(&p->lock);
+	return err;
+}
+
+/* peers = "2=10.0.0.2:7410, 3=[fd00::3]:7410" */
+static int ds_peers_parse(struct ds *ds, const char *list)
+{
+	char *copy, *item, *save, host[NI_MAXHOST], port[16];
+	unsigned int id;
+	int n, err = 0;
+
+	if (!strcmp(list, "none"))
+		return 0;
+	copy = strdup(list);
+	if (!copy)
+		return -ENOMEM;
+	for (item = strtok_r(copy, ", \t", &save); item && !err;
+	     item = strtok_r(NULL, ", \t", &save)) {
+		n = 0;
+		if (sscanf(item, "%u=%n", &id, &n) != 1 || !n || !id ||
+		    ds_parse_hostport(item + n, host, sizeof(host), port,
+				      sizeof(port))) {
+			aifs_err("peers: '%s' is not id=host:port", item);
+			err = -EINVAL;
+		} else {
+			err = ds_peer_set(ds, id, host, port);
+		}
+	}
+	free(copy);
+	return err;
+}
+
+int ds_peers_init(struct ds *ds)
+{
+	ds->peers = calloc(1, sizeof(*ds->peers));
+	if (!ds->peers)
+		return -ENOMEM;
+	pthread_mutex_init(&ds->peers->lock, NULL);
+	return ds_peers_parse(ds, ds->cfg.peers);
+}
+
+void ds_peers_exit(struct ds *ds)
+{
+	struct ds_peers *p = ds->peers;
+	u32 i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nr; i++)
+		if (p->tab[i].link)
+			ds_link_put(p->tab[i].link, 1);
+	free(p->tab);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+	ds->peers = NULL;
+}
+
+static int ds_link_open(struct ds *ds, const char *host, const char *port,
+			struct ds_link **linkp)
+{
+	struct aifs_connect_opts opts = {
+		.host = host, .port = port, .secret = &ds->secret,
+		.role = AIFS_ROLE_DS, .timeout_ms = ds->cfg.replica_timeout_ms,
+	};
+	struct ds_link *link;
+	int err;
+
+	memcpy(opts.client_uuid, ds->ident.uuid, 16);
+	link = calloc(1, sizeof(*link));
+	if (!link)
+		return -ENOMEM;
+	err = aifs_connect(&opts, &link->conn);
+	if (err) {
+		free(link);
+		return err;
+	}
+	link->refs = 1;
+	*linkp = link;
+	return 0;
+}
+
+/* A reference to peer @id's connection, connecting if needed. */
+static int ds_link_get(struct ds *ds, u32 id, struct ds_link **linkp)
+{
+	struct ds_peers *p = ds->peers;
+	char host[NI_MAXHOST], port[16];
+	struct ds_link *link = NULL;
+	struct ds_peer *peer;
+	int err;
+
+	pthread_mutex_lock(&p->lock);
+	peer = ds_peer_find(p, id);
+	err = !peer ? -ENXIO : peer->retry_at > aifs_now_ms() ? -EHOSTDOWN : 0;
+	if (!err && peer->link) {
+		peer->link->refs++;
+		*linkp = peer->link;
+		pthread_mutex_unlock(&p->lock);
+		return 0;
+	}
+	if (!err) {
+		snprintf(host, sizeof(host), "%s", peer->host);
+		snprintf(port, sizeof(port), "%s", peer->port);
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (err)
+		return err;
+
+	/* Connect unlocked; a racing thread's connection wins. */
+	err = ds_link_open(ds, host, port, &link);
+	pthread_mutex_lock(&p->lock);
+	peer = ds_peer_find(p, id);
+	if (!err && peer && !peer->link) {
+		peer->link = link;
+		link->refs++;
+	}
+	if (err && peer)
+		peer->retry_at = aifs_now_ms() + ds->cfg.peer_retry_ms;
+	pthread_mutex_unlock(&p->lock);
+	if (!err)
+		*linkp = link;
+	return err;
+}
+
+/* Drop @link; after a failed call it is also cut from the peer. */
+static void ds_link_done(struct ds *ds, u32 id, struct ds_link *link,
+			 bool failed)
+{
+	struct ds_peers *p = ds->peers;
+	struct ds_peer *peer;
+	int refs = 1;
+
+	pthread_mutex_lock(&p->lock);
+	peer = ds_peer_find(p, id);
+	if (failed && peer && peer->link == link) {
+		peer->link = NULL;
+		peer->retry_at = aifs_now_ms() + ds->cfg.peer_retry_ms;
+		refs++;
+	}
+	ds_link_put(link, refs);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/*
+ * One call to peer @id, bounded by replica_timeout_ms: 0 with a reply, or
+ * a negative errno when none came (unknown peer -ENXIO, dead -EHOSTDOWN,
+ * or what the connection said).
+ */
+int ds_peer_call(struct ds *ds, u32 id, u16 opcode, const struct iovec *iov,
+		 int iovcnt, struct aifs_reply *reply)
+{
+	struct ds_link *link;
+	int err;
+
+	err = ds_link_get(ds, id, &link);
+	if (err)
+		return err;
+	err = aifs_call(link->conn, opcode, iov, iovcnt, reply,
+			ds->cfg.replica_timeout_ms);
+	ds_link_done(ds, id, link, err < 0);
+	return err;
+}
+
+/*
+ * The forward to @target names the rest of the group from its point of
+ * view, this server (the primary) first: where it resyncs from.
+ */
+static void ds_forward_group(struct aifs_chunk_write_req *fwd,
+			     const struct aifs_chunk_write_req *req, u32 self,
+			     u32 target)
+{
+	u32 i, n = 0;
+
+	memset(fwd->replicas, 0, sizeof(fwd->replicas));
+	if (self)
+		fwd->replicas[n++] = cpu_to_le32(self);
+	for (i = 0; i < le16_to_cpu(req->nr_replicas); i++)
+		if (le32_to_cpu(req->replicas[i]) != target)
+			fwd->replicas[n++] = req->replicas[i];
+	fwd->nr_replicas = cpu_to_le16(n);
+}
+
+/* One replica: 0 if it has the write or is skipped, else -EAGAIN. */
+static int ds_forward_one(struct ds *ds, struct aifs_chunk_write_req *fwd,
+			  const void *data, u32 len, u32 target)
+{
+	struct aifs_span part = { NULL, len };
+	struct aifs_reply reply = { 0 };
+	u8 head[AIFS_CHUNK_WRITE_REQ_SIZE];
+	struct iovec iov[2];
+	int err;
+
+	err = aifs_encode_chunk_forward_req(head, sizeof(head), fwd, &part);
+	if (err < 0)
+		return err;
+	iov[0] = (struct iovec){ head, sizeof(head) };
+	iov[1] = (struct iovec){ (void *)data, len };
+	err = ds_peer_call(ds, target, AIFS_OP_CHUNK_FORWARD, iov, 2, &reply);
+	if (err < 0) {
+		/* Said once when it goes; then it is down until retry_at. */
+		aifs_log(err == -EHOSTDOWN ? AIFS_LOG_DEBUG : AIFS_LOG_WARN,
+			 "replica %u: %s: skipped, it resyncs when back",
+			 target, strerror(-err));
+		return 0;
+	}
+	err = reply.status;
+	aifs_reply_free(&reply);
+	if (err == ESTALE)
+		aifs_info("replica %u is behind: skipped while it resyncs",
+			  target);
+	else if (err)
+		aifs_warn("replica %u failed the write: %s", target,
+			  strerror(err));
+	return err && err != ESTALE ? -EAGAIN : 0;
+}
+
+int ds_forward(struct ds *ds, const struct aifs_chunk_write_req *req,
+	       const void *data, u64 version)
+{
+	struct aifs_chunk_write_req fwd = *req;
+	u32 len = le32_to_cpu(req->data_len), self = ds_self_id(ds), target, i;
+	int err = 0;
+
+	fwd.version = cpu_to_le64(version);
+	fwd.data_len = 0;	/* the encoder sets it */
+	for (i = 0; i < le16_to_cpu(req->nr_replicas); i++) {
+		target = le32_to_cpu(req->replicas[i]);
+		ds_forward_group(&fwd, req, self, target);
+		if (ds_forward_one(ds, &fwd, data, len, target))
+			err = -EAGAIN;
+	}
+	return err;
+}

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Catching up from a peer.  A copy that is behind (a FORWARD with a
+ * version gap, a read asking for a newer version) or damaged (a checksum
+ * mismatch) is queued here; one thread pulls the whole chunk from the
+ * first member of its group that has a good copy at least as new:
+ *
+ *   1. mark the local copy stale and empty it: it answers ESTALE, so
+ *      readers go to another replica and forwards skip it, until it is
+ *      whole again;
+ *   2. CHUNK_READ the peer's copy from offset 0, AIFS_MAX_IO at a time,
+ *      every piece of the same version (else start again), and write it
+ *      locally (fresh CRCs);
+ *   3. cut the local copy to the peer's length, take its version, clear
+ *      the stale mark, fsync.
+ *
+ * The peer's CRCs were checked by its read, ours are computed anew: the
+ * data is verified end to end.  Nothing is held locked while waiting on
+ * the network, so the primary's lock (held while it forwards) never waits
+ * on us.
+ */
+#include <stdlib.h>
+
+#include "ds.h"
+
+/* Attempts when the peer's copy changes while we read it. */
+#define DS_RESYNC_ATTEMPTS	3
+
+/* Chunks waiting; beyond this they are dropped (the next read asks again). */
+#define DS_RESYNC_QUEUE_MAX	4096
+
+struct ds_resync_job {
+	struct ds_resync_job *next;
+	struct aifs_chunk_id id;
+	u64 min_version;
+	u32 chunk_size;
+	u32 nr_peers;
+	u32 peers[DS_MAX_PEERS];
+};
+
+struct ds_resync {
+	pthread_t thread;
+	pthread_mutex_t lock;	/* protects what follows */
+	pthread_cond_t wake;
+	struct ds_resync_job *head;
+	struct ds_resync_job **tail;
+	struct ds_resync_job *running;
+	u32 nr;
+	bool stop;
+};
+
+static bool ds_resync_queued(struct ds_resync *rs,
+			     const struct aifs_chunk_id *id)
+{
+	struct ds_resync_job *job;
+
+	if (rs->running && !memcmp(&rs->running->id, id, sizeof(*id)))
+		return true;
+	for (job = rs->head; job; job = job->next)
+		if (!memcmp(&job->id, id, sizeof(*id)))
+			return true;
+	return false;
+}
+
+void ds_resync_queue(struct ds *ds, const struct ds_chunk *c, u64 min_version)
+{
+	struct ds_resync *rs = ds->resync;
+	struct ds_resync_job *job;
+
+	if (!c->meta.nr_peers) {
+		aifs_warn("%s: damaged or behind, and no peer known to resync from",
+			  c->path);
+		return;
+	}
+	job = calloc(1, sizeof(*job));
+	if (!job)
+		return;
+	*job = (struct ds_resync_job){
+		.id = c->id, .chunk_size = c->meta.chunk_size,
+		.min_version = min_version, .nr_peers = c->meta.nr_peers,
+	};
+	memcpy(job->peers, c->meta.peers, sizeof(job->peers));
+	pthread_mutex_lock(&rs->lock);
+	if (rs->stop || rs->nr >= DS_RESYNC_QUEUE_MAX ||
+	    ds_resync_queued(rs, &c->id)) {
+		free(job);
+	} else {
+		*rs->tail = job;
+		rs->tail = &job->next;
+		rs->nr++;
+		pthread_cond_signal(&rs->wake);
+	}
+	pthread_mutex_unlock(&rs->lock);
+}
+
+/*
+ * Under the chunk's lock: open it (created if absent) and apply @fn.
+ * Returns what @fn does.
+ */
+static int ds_resync_step(struct ds *ds, const struct ds_resync_job *job,
+			  int (*fn)(struct ds_chunk *c, const void *arg),
+			  const void *arg)
+{
+	struct ds_chunk c;
+	int err;
+
+	ds_chunk_lock(ds, &job->id, true);
+	err = ds_chunk_open(ds, &job->id, job->chunk_size, &c);
+	if (!err) {
+		err = fn(&c, arg);
+		ds_chunk_close(&c, err);
+	}
+	ds_chunk_unlock(ds, &job->id);
+	return err;
+}
+
+/*
+ * Stale, and emptied: the pulled pieces then land on holes, whose CRCs
+ * hold, not on the damaged or outdated blocks they replace.
+ */
+static int ds_resync_mark(struct ds_chunk *c, const void *arg)
+{
+	int err;
+
+	(void)arg;
+	c->meta.flags |= DS_META_STALE;
+	err = ds_meta_store(c);
+	return err ? err : ds_data_truncate(c, 0);
+}
+
+struct ds_piece {
+	u32 offset;
+	const struct aifs_span *data;
+};
+
+static int ds_resync_put(struct ds_chunk *c, const void *arg)
+{
+	const struct ds_piece *piece = arg;
+
+	return ds_data_write(c, piece->offset, piece->data->data,
+			     piece->data->len);
+}
+
+struct ds_resync_end {
+	u64 version;
+	u32 length;
+};
+
+static int ds_resync_finish(struct ds_chunk *c, const void *arg)
+{
+	const struct ds_resync_end *end = arg;
+	int err;
+
+	err = ds_data_truncate(c, end->length);
+	if (err)
+		return err;
+	c->meta.version = end->version;
+	c->meta.flags &= ~DS_META_STALE;
+	err = ds_meta_store(c);
+	return err ? err : ds_chunk_sync(c);
+}
+
+/* Read [@offset, +AIFS_MAX_IO) of the peer's copy into @reply. */
+static int ds_resync_read(struct ds *ds, const struct ds_resync_job *job,
+			  u32 peer, u32 offset, struct aifs_reply *reply,
+			  struct aifs_chunk_read_rep *rep, struct aifs_span *data)
+{
+	u32 len = job->chunk_size - offset;
+	struct aifs_chunk_read_req req = {
+		.id = job->id,
+		.version = cpu_to_le64(job->min_version),
+		.offset = cpu_to_le32(offset),
+		.length = cpu_to_le32(len < AIFS_MAX_IO ? len : AIFS_MAX_IO),
+	};
+	struct iovec iov = { &req, sizeof(req) };
+	int err;
+
+	err = ds_peer_call(ds, peer, AIFS_OP_CHUNK_READ, &iov, 1, reply);
+	if (err)
+		return err;
+	if (reply->status)
+		return -(int)reply->status;
+	err = aifs_decode_chunk_read_rep(reply->payload, reply->len, rep, data);
+	if (!err && le32_to_cpu(rep->chunk_len) > job->chunk_size)
+		err = -EBADMSG;
+	return err;
+}
+
+/* One pass over the peer's copy: -EAGAIN if it changed under us. */
+static int ds_resync_pass(struct ds *ds, const struct ds_resync_job *job,
+			  u32 peer)
+{
+	struct ds_resync_end end = { 0 };
+	struct aifs_chunk_read_rep rep;
+	struct aifs_reply reply;
+	struct aifs_span data;
+	struct ds_piece piece = { 0, &data };
+	int err;
+
+	do {
+		reply = (struct aifs_reply){ 0 };
+		err = ds_resync_read(ds, job, peer, piece.offset, &reply, &rep,
+				     &data);
+		if (!err && !piece.offset) {
+			end.version = le64_to_cpu(rep.version);
+			end.length = le32_to_cpu(rep.chunk_len);
+		} else if (!err && (le64_to_cpu(rep.version) != end.version ||
+				    le32_to_cpu(rep.chunk_len) != end.length)) {
+			err = -EAGAIN;
+		}
+		if (!err)
+			err = ds_resync_step(ds, job, ds_resync_put, &piece);
+		aifs_reply_free(&reply);
+		piece.offset += data.len;
+	} while (!err && data.len && piece.offset < end.length);
+	return err ? err : ds_resync_step(ds, job, ds_resync_finish, &end);
+}
+
+static int ds_resync_from(struct ds *ds, const struct ds_resync_job *job,
+			  u32 peer)
+{
+	int attempt, err = -EAGAIN;
+
+	for (attempt = 0; attempt < DS_RESYNC_ATTEMPTS && err == -EAGAIN;
+	     attempt++)
+		err = ds_resync_pass(ds, job, peer);
+	return err;
+}
+
+static void ds_resync_run(struct ds *ds, const struct ds_resync_job *job)
+{
+	char name[64];
+	u32 i;
+	int err;
+
+	snprintf(name, sizeof(name), "chunk %llx.%x.%x",
+		 (unsigned long long)le64_to_cpu(job->id.ino),
+		 le32_to_cpu(job->id.index), le16_to_cpu(job->id.fragment));
+	err = ds_resync_step(ds, job, ds_resync_mark, NULL);
+	for (i = 0; !err && i < job->nr_peers; i++) {
+		err = ds_resync_from(ds, job, job->peers[i]);
+		if (!err) {
+			aifs_info("%s: resynced from ds %u", name,
+				  job->peers[i]);
+			return;
+		}
+		aifs_warn("%s: cannot resync from ds %u: %s", name,
+			  job->peers[i], strerror(-err));
+	}
+	aifs_err("%s: still stale: no peer had a good copy", name);
+}
+
+static void *ds_resync_thread(void *arg)
+{
+	struct ds *ds = arg;
+	struct ds_resync *rs = ds->resync;
+	struct ds_resync_job *job;
+
+	pthread_mutex_lock(&rs->lock);
+	while (!rs->stop) {
+		job = rs->head;
+		if (!job) {
+			pthread_cond_wait(&rs->wake, &rs->lock);
+			continue;
+		}
+		rs->head = job->next;
+		if (!rs->head)
+			rs->tail = &rs->head;
+		rs->running = job;
+		pthread_mutex_unlock(&rs->lock);
+		ds_resync_run(ds, job);
+		pthread_mutex_lock(&rs->lock);
+		rs->running = NULL;
+		free(job);
+		rs->nr--;
+	}
+	pthread_mutex_unlock(&rs->lock);
+	return NULL;
+}
+
+int ds_resync_start(struct ds *ds)
+{
+	struct ds_resync *rs;
+	int err;
+
+	rs = calloc(1, sizeof(*rs));
+	if (!rs)
+		return -ENOMEM;
+	pthread_mutex_init(&rs->lock, NULL);
+	pthread_cond_init(&rs->wake, NULL);
+	rs->tail = &rs->head;
+	ds->resync = rs;
+	err = -pthread_create(&rs->thread, NULL, ds_resync_thread, ds);
+	if (err) {
+		ds->resync = NULL;
+		free(rs);
+	}
+	return err;
+}
+
+/* What is queued is dropped: a stale copy is found stale again later. */
+void ds_resync_stop(struct ds *ds)
+{
+	struct ds_resync *rs = ds->resync;
+	struct ds_resync_job *job;
+
+	if (!rs)
+		return;
+	pthread_mutex_lock(&rs->lock);
+	rs->stop = true;
+	pthread_cond_signal(&rs->wake);
+	pthread_mutex_unlock(&rs->lock);
+	pthread_join(rs->thread, NULL);
+	while ((job = rs->head)) {
+		rs->head = job->next;
+		free(job);
+	}
+	pthread_mutex_destroy(&rs->lock);
+	pthread_cond_destroy(&rs->wake);
+	free(rs);
+	ds->resync = NULL;
+}

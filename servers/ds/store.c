@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The chunk store: one data file per chunk plus a metadata sidecar, under
+ * data_dir/chunks/, fanned out over 65536 directories by a hash of the
+ * inode number so that no directory grows large and every chunk of one
+ * inode sits in one directory (CHUNK_DELETE of an inode scans just that).
+ *
+ *   chunks/<h1>/<h2>/<ino:016x>.<index:08x>.<fragment:02x>        data
+ *   chunks/<h1>/<h2>/<ino:016x>.<index:08x>.<fragment:02x>.meta   sidecar
+ *
+ * A chunk exists when its sidecar does.  The data file holds whole
+ * checksum blocks: bytes past the chunk's length are zeros (or holes), so
+ * a block's CRC never depends on where the chunk ends.  The sidecar is a
+ * struct ds_meta_disk followed by one __le32 CRC32C per block of the
+ * layout's chunk size (blocks never written hold the CRC of zeros).
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ds.h"
+
+#define DS_META_MAGIC		0x4d534441U	/* "ADSM" */
+#define DS_META_FORMAT		1
+#define DS_META_HDR_SIZE	128
+#define DS_IO_ALIGN		4096	/* O_DIRECT buffers and offsets */
+
+struct ds_meta_disk {
+	__le32 magic;
+	__le32 format;
+	__le64 version;
+	__le32 length;
+	__le32 chunk_size;
+	__le32 block_size;
+	__le32 flags;
+	__le32 nr_peers;
+	__le32 peers[DS_MAX_PEERS];
+	__le32 reserved[15];
+	__le32 crc;		/* CRC32C of this header with @crc zero */
+};
+
+_Static_assert(sizeof(struct ds_meta_disk) == DS_META_HDR_SIZE,
+	       "sidecar header size");
+
+static u32 ds_hash_ino(u64 ino)
+{
+	return (u32)((ino * 0x9e3779b97f4a7c15ULL) >> 48);
+}
+
+static u32 ds_lock_stripe(const struct aifs_chunk_id *id)
+{
+	u64 h = le64_to_cpu(id->ino) * 0x9e3779b97f4a7c15ULL;
+
+	h ^= (u64)le32_to_cpu(id->index) * 0xc2b2ae3d27d4eb4fULL;
+	h ^= le16_to_cpu(id->fragment);
+	return (u32)(h >> 32) % DS_LOCK_STRIPES;
+}
+
+void ds_chunk_lock(struct ds *ds, const struct aifs_chunk_id *id, bool write)
+{
+	pthread_rwlock_t *lock = &ds->locks[ds_lock_stripe(id)];
+
+	if (write)
+		pthread_rwlock_wrlock(lock);
+	else
+		pthread_rwlock_rdlock(lock);
+}
+
+void ds_chunk_unlock(struct ds *ds, const struct aifs_chunk_id *id)
+{
+	pthread_rwlock_unlock(&ds->locks[ds_lock_stripe(id)]);
+}
+
+int ds_check_id(struct ds *ds, const struct aifs_chunk_id *id)
+{
+	return memcmp(id->fs_uuid, ds->ident.fs_uuid, 16) ? -EXDEV : 0;
+}
+
+static void ds_inode_dir(const struct ds *ds, u64 ino, char *path,
+			 size_t size)
+{
+	u32 h = ds_hash_ino(ino);
+
+	snprintf(path, size, "%s/chunks/%02x/%02x", ds->cfg.data_dir, h >> 8,
+		 h & 0xff);
+}
+
+static void ds_chunk_path(struct ds_chunk *c)
+{
+	char dir[PATH_MAX - 64];
+
+	ds_inode_dir(c->ds, le64_to_cpu(c->id.ino), dir, sizeof(dir));
+	snprintf(c->path, sizeof(c->path), "%s/%016llx.%08x.%02x", dir,
+		 (unsigned long long)le64_to_cpu(c->id.ino),
+		 le32_to_cpu(c->id.index), le16_to_cpu(c->id.fragment));
+}
+
+static int ds_meta_path(const struct ds_chunk *c, char *path, size_t size)
+{
+	return snprintf(path, size, "%s.meta", c->path) >= (int)size ?
+		-ENAMETOOLONG : 0;
+}
+
+void *ds_blocks_alloc(u32 nr_blocks)
+{
+	void *buf;
+
+	if (posix_memalign(&buf, DS_IO_ALIGN, (size_t)nr_blocks * DS_BLOCK_SIZE))
+		return NULL;
+	return buf;
+}
+
+int ds_pread_all(int fd, void *buf, size_t len, off_t off)
+{
+	ssize_t n = pread(fd, buf, len, off);
+
+	return n == (ssize_t)len ? 0 : n < 0 ? -errno : -EIO;
+}
+
+int ds_pwrite_all(int fd, const void *buf, size_t len, off_t off)
+{
+	ssize_t n;
+
+	while (len) {
+		n = pwrite(fd, buf, len, off);
+		if (n < 0)
+			return -errno;
+		buf = (const u8 *)buf + n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+int ds_meta_store(struct ds_chunk *c)
+{
+	struct ds_meta_disk d = {
+		.magic = cpu_to_le32(DS_META_MAGIC),
+		.format = cpu_to_le32(DS_META_FORMAT),
+		.version = cpu_to_le64(c->meta.version),
+		.length = cpu_to_le32(c->meta.length),
+		.chunk_size = cpu_to_le32(c->meta.chunk_size),
+		.block_size = cpu_to_le32(DS_BLOCK_SIZE),
+		.flags = cpu_to_le32(c->meta.flags),
+		.nr_peers = cpu_to_le32(c->meta.nr_peers),
+	};
+	u32 i;
+
+	for (i = 0; i < c->meta.nr_peers; i++)
+		d.peers[i] = cpu_to_le32(c->meta.peers[i]);
+	d.crc = cpu_to_le32(aifs_crc32c(&d, sizeof(d)));
+	return ds_pwrite_all(c->mfd, &d, sizeof(d), 0);
+}
+
+static int ds_meta_load(struct ds_chunk *c)
+{
+	struct ds_meta_disk d;
+	u32 crc, i;
+	int err;
+
+	err = ds_pread_all(c->mfd, &d, sizeof(d), 0);
+	if (err)
+		goto bad;
+	crc = le32_to_cpu(d.crc);
+	d.crc = 0;
+	c->meta = (struct ds_meta){
+		.version = le64_to_cpu(d.version),
+		.length = le32_to_cpu(d.length),
+		.chunk_size = le32_to_cpu(d.chunk_size),
+		.flags = le32_to_cpu(d.flags),
+		.nr_peers = le32_to_cpu(d.nr_peers),
+	};
+	if (crc != aifs_crc32c(&d, sizeof(d)) ||
+	    le32_to_cpu(d.magic) != DS_META_MAGIC ||
+	    le32_to_cpu(d.format) != DS_META_FORMAT ||
+	    le32_to_cpu(d.block_size) != DS_BLOCK_SIZE ||
+	    c->meta.chunk_size < AIFS_CHUNK_SIZE_MIN ||
+	    c->meta.chunk_size > AIFS_CHUNK_SIZE_MAX ||
+	    c->meta.length > c->meta.chunk_size ||
+	    c->meta.nr_peers > DS_MAX_PEERS) {
+		err = -EIO;
+		goto bad;
+	}
+	for (i = 0; i < c->meta.nr_peers; i++)
+		c->meta.peers[i] = le32_to_cpu(d.peers[i]);
+	return 0;
+bad:
+	aifs_err("%s.meta: unreadable chunk metadata: %s", c->path,
+		 strerror(-err));
+	return -EIO;
+}
+
+int ds_crcs_load(struct ds_chunk *c, u32 first, u32 n, u32 *crcs)
+{
+	__le32 *raw = (__le32 *)crcs;
+	int err;
+	u32 i;
+
+	err = ds_pread_all(c->mfd, raw, (size_t)n * 4,
+			   DS_META_HDR_SIZE + (off_t)first * 4);
+	if (err)
+		return -EIO;
+	for (i = 0; i < n; i++)
+		crcs[i] = le32_to_cpu(raw[i]);
+	return 0;
+}
+
+int ds_crcs_store(struct ds_chunk *c, u32 first, u32 n, const u32 *crcs)
+{
+	__le32 *raw = malloc((size_t)n * 4);
+	int err;
+	u32 i;
+
+	if (!raw)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		raw[i] = cpu_to_le32(crcs[i]);
+	err = ds_pwrite_all(c->mfd, raw, (size_t)n * 4,
+			    DS_META_HDR_SIZE + (off_t)first * 4);
+	free(raw);
+	return err;
+}
+
+/* A new sidecar: every block of @chunk_size a hole, CRC of zeros. */
+static int ds_meta_create(struct ds_chunk *c, u32 chunk_size)
+{
+	u32 n = chunk_size / DS_BLOCK_SIZE, i;
+	u32 *crcs;
+	int err;
+
+	crcs = malloc((size_t)n * 4);
+	if (!crcs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		crcs[i] = c->ds->zero_block_crc;
+	c->meta = (struct ds_meta){ .chunk_size = chunk_size };
+	err = ds_crcs_store(c, 0, n, crcs);
+	free(crcs);
+	return err ? err : ds_meta_store(c);
+}
+
+static int ds_mkdirs(const struct ds_chunk *c)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", c->path);
+	slash = strrchr(dir, '/');
+	*slash = '\0';
+	if (!mkdir(dir, 0700) || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
+	slash = strrchr(dir, '/');
+	*slash = '\0';
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return -errno;
+	*slash = '/';
+	return mkdir(dir, 0700) && errno != EEXIST ? -errno : 0;
+}
+
+/* The sidecar first: a crash between the two leaves a chunk of holes. */
+static int ds_chunk_create(struct ds_chunk *c, const char *mpath,
+			   u32 chunk_size)
+{
+	int err;
+
+	err = ds_mkdirs(c);
+	if (err)
+		return err;
+	c->mfd = open(mpath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (c->mfd < 0)
+		return -errno;
+	c->created = true;
+	err = ds_meta_create(c, chunk_size);
+	if (!err)
+		atomic_fetch_add(&c->ds->nr_chunks, 1);
+	return err;
+}
+
+/*
+ * Open chunk @id (its lock held).  Absent: -ENOENT, or with @create_size
+ * (the layout's chunk size) it is created empty.
+ */
+int ds_chunk_open(struct ds *ds, const struct aifs_chunk_id *id,
+		  u32 create_size, struct ds_chunk *c)
+{
+	int flags = O_RDWR | O_CREAT | O_CLOEXEC | (ds->direct_io ? O_DIRECT : 0);
+	char mpath[PATH_MAX];
+	int err;
+
+	*c = (struct ds_chunk){ .ds = ds, .id = *id, .fd = -1, .mfd = -1 };
+	ds_chunk_path(c);
+	err = ds_meta_path(c, mpath, sizeof(mpath));
+	if (err)
+		return err;
+	c->mfd = open(mpath, O_RDWR | O_CLOEXEC);
+	if (c->mfd >= 0)
+		err = ds_meta_load(c);
+	else if (errno == ENOENT && create_size)
+		err = ds_chunk_create(c, mpath, create_size);
+	else
+		err = -errno;
+	if (err)
+		goto fail;
+	c->fd = open(c->path, flags | (c->created ? O_TRUNC : 0), 0600);
+	if (c->fd >= 0)
+		return 0;
+	err = -errno;
+fail:
+	ds_chunk_close(c, err);
+	return err;
+}
+
+static void ds_chunk_unlink(struct ds *ds, const char *path)
+{
+	char mpath[PATH_MAX];
+
+	if (snprintf(mpath, sizeof(mpath), "%s.meta", path) >= (int)sizeof(mpath))
+		return;
+	if (!unlink(mpath))
+		atomic_fetch_sub(&ds->nr_chunks, 1);
+	unlink(path);
+}
+
+/* Close; a chunk this open created goes again when the operation failed. */
+void ds_chunk_close(struct ds_chunk *c, int err)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	if (c->mfd >= 0)
+		close(c->mfd);
+	if (err && c->created)
+		ds_chunk_unlink(c->ds, c->path);
+	c->fd = c->mfd = -1;
+}
+
+int ds_chunk_sync(struct ds_chunk *c)
+{
+	if (fdatasync(c->fd) || fdatasync(c->mfd))
+		return -errno;
+	return 0;
+}
+
+/* Whether data file @name of inode @ino goes with a CHUNK_DELETE. */
+static bool ds_delete_match(const char *name, u64 ino, u32 index, u32 flags,
+			    struct aifs_chunk_id *id)
+{
+	unsigned long long n_ino;
+	unsigned int n_index, n_frag;
+	int end = 0;
+
+	if (sscanf(name, "%16llx.%8x.%2x%n", &n_ino, &n_index, &n_frag,
+		   &end) != 3 || name[end] || n_ino != ino)
+		return false;
+	id->ino = cpu_to_le64(n_ino);
+	id->index = cpu_to_le32(n_index);
+	id->fragment = cpu_to_le16(n_frag);
+	if (flags & AIFS_DELETE_INODE)
+		return true;
+	if (flags & AIFS_DELETE_FROM)
+		return n_index >= index;
+	return n_index == index;
+}
+
+/* CHUNK_DELETE: what is absent is deleted already. */
+int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags)
+{
+	u64 ino = le64_to_cpu(id->ino);
+	struct aifs_chunk_id victim = *id;
+	char dir[PATH_MAX - 64], path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	ds_inode_dir(ds, ino, dir, sizeof(dir));
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		if (!ds_delete_match(de->d_name, ino, le32_to_cpu(id->index),
+				     flags, &victim))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >=
+		    (int)sizeof(path))
+			continue;
+		ds_chunk_lock(ds, &victim, true);
+		ds_chunk_unlink(ds, path);
+		ds_chunk_unlock(ds, &victim);
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Chunks stored: sidecars under chunks/<h1>/<h2>/, counted at start. */
+static long long ds_count_dir(const char *path, int depth)
+{
+	char sub[PATH_MAX];
+	long long n = 0;
+	struct dirent *de;
+	size_t len;
+	DIR *d;
+
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		len = strlen(de->d_name);
+		if (depth < 2) {
+			snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+			n += ds_count_dir(sub, depth + 1);
+		} else if (len > 5 && !strcmp(de->d_name + len - 5, ".meta")) {
+			n++;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/* O_DIRECT where the file system of data_dir has it (tmpfs has not). */
+static void ds_probe_direct_io(struct ds *ds)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	ds->direct_io = ds->cfg.direct_io;
+	if (!ds->direct_io)
+		return;
+	snprintf(path, sizeof(path), "%s/.direct-io-probe", ds->cfg.data_dir);
+	fd = open(path, O_RDWR | O_CREAT | O_DIRECT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		aifs_warn("direct_io: %s does not take O_DIRECT (%m): buffered I/O",
+			  ds->cfg.data_dir);
+		ds->direct_io = false;
+		return;
+	}
+	close(fd);
+	unlink(path);
+}
+
+int ds_store_init(struct ds *ds)
+{
+	static const u8 zeros[DS_BLOCK_SIZE];
+	char path[PATH_MAX];
+	int i;
+
+	for (i = 0; i < DS_LOCK_STRIPES; i++)
+		pthread_rwlock_init(&ds->locks[i], NULL);
+	ds->zero_block_crc = aifs_crc32c(zeros, sizeof(zeros));
+	ds_probe_direct_io(ds);
+	snprintf(path, sizeof(path), "%s/chunks", ds->cfg.data_dir);
+	if (mkdir(path, 0700) && errno != EEXIST) {
+		aifs_err("%s: %m", path);
+		return -errno;
+	}
+	atomic_store(&ds->nr_chunks, ds_count_dir(path, 0));
+	aifs_info("%s: %lld chunks%s", ds->cfg.data_dir,
+		  (long long)atomic_load(&ds->nr_chunks),
+		  ds->direct_io ? ", O_DIRECT" : "");
+	return 0;
+}
+
+void ds_store_exit(struct ds *ds)
+{
+	int i;
+
+	for (i = 0; i < DS_LOCK_STRIPES; i++)
+		pthread_rwlock_destroy(&ds->locks[i]);
+}

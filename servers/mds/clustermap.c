@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The cluster map: the data servers, their addresses, capacity and state,
+ * and the map epoch, bumped by every change that clients must learn of
+ * (a registration, a state change).  The table "dsmap" persists it; a
+ * copy in memory, under a mutex, serves MAP_GET, STATFS and placement.
+ * Only the writer changes it, always database first, then the copy.
+ *
+ * States: a server is UP after registering or a heartbeat; OFFLINE once
+ * silent for heartbeat_grace_ms (the writer looks between its batches);
+ * DRAINING and RETIRED are set by the administrator and kept across
+ * heartbeats.  After a restart every server gets a full grace period.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mds.h"
+
+struct mds_ds {
+	struct aifs_ds_info info;	/* as persisted and sent */
+	u64 last_seen;			/* aifs_now_ms() of the last word */
+};
+
+struct mds_map {
+	pthread_mutex_t lock;		/* protects everything below */
+	struct mds_ds *ds;
+	unsigned int nr, room;
+	u64 epoch;
+	u64 rand_state;			/* placement's xorshift */
+};
+
+static int map_add(struct mds_map *map, const struct aifs_ds_info *info)
+{
+	struct mds_ds *grown;
+
+	if (map->nr == map->room) {
+		map->room = map->room ? 2 * map->room : 16;
+		grown = realloc(map->ds, map->room * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		map->ds = grown;
+	}
+	map->ds[map->nr++] = (struct mds_ds){ *info, aifs_now_ms() };
+	return 0;
+}
+
+int mds_map_load(struct mds *mds)
+{
+	struct mds_map *map = calloc(1, sizeof(*map));
+	struct mds_txn t;
+	MDB_cursor *cur;
+	MDB_val k, v;
+	int rc, err;
+
+	if (!map)
+		return -ENOMEM;
+	pthread_mutex_init(&map->lock, NULL);
+	map->epoch = mds->super.map_epoch;
+	map->rand_state = aifs_now_ms() | 1;
+	mds->map = map;
+	err = mds_read_begin(mds, &t);
+	if (err)
+		return err;
+	err = mds_db_cursor(&t, MDS_DB_DSMAP, &cur);
+	if (err)
+		goto out;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); !rc && !err;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+		err = v.mv_size == sizeof(struct aifs_ds_info) ?
+			map_add(map, v.mv_data) : -EIO;
+	mdb_cursor_close(cur);
+out:
+	mds_read_end(&t);
+	return err;
+}
+
+void mds_map_destroy(struct mds *mds)
+{
+	if (!mds->map)
+		return;
+	pthread_mutex_destroy(&mds->map->lock);
+	free(mds->map->ds);
+	free(mds->map);
+	mds->map = NULL;
+}
+
+/* Lock held. */
+static struct mds_ds *map_find(struct mds_map *map, u32 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < map->nr; i++)
+		if (le32_to_cpu(map->ds[i].info.id) == id)
+			return &map->ds[i];
+	return NULL;
+}
+
+bool mds_map_known(struct mds *mds, u32 id)
+{
+	bool known;
+
+	pthread_mutex_lock(&mds->map->lock);
+	known = map_find(mds->map, id) != NULL;
+	pthread_mutex_unlock(&mds->map->lock);
+	return known;
+}
+
+static u64 map_random(struct mds_map *map)
+{
+	u64 x = map->rand_state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return map->rand_state = x;
+}
+
+/*
+ * Pick @n distinct up servers, each with a chance proportional to its
+ * free space (as Lustre's weighted allocator): full servers fill last
+ * and consecutive files spread over the cluster.  Lock held.
+ */
+static int map_pick(struct mds_map *map, u32 *ids, unsigned int n)
+{
+	u64 weight[AIFS_LAYOUT_MAX_TARGETS] = { 0 }, total = 0, r;
+	struct mds_ds *up[AIFS_LAYOUT_MAX_TARGETS];
+	unsigned int i, nr_up = 0, pick;
+
+	for (i = 0; i < map->nr && nr_up < AIFS_LAYOUT_MAX_TARGETS; i++) {
+		if (le32_to_cpu(map->ds[i].info.state) != AIFS_DS_UP)
+			continue;
+		up[nr_up] = &map->ds[i];
+		weight[nr_up] = (le64_to_cpu(map->ds[i].info.free) >> 20) + 1;
+		total += weight[nr_up++];
+	}
+	if (nr_up < n)
+		return -ENOSPC;
+	for (pick = 0; pick < n; pick++) {
+		r = map_random(map) % total;
+		for (i = 0; r >= weight[i]; i++)
+			r -= weight[i];
+		ids[pick] = le32_to_cpu(up[i]->info.id);
+		total -= weight[i];
+		weight[i] = 0;
+	}
+	return 0;
+}
+
+int mds_map_pick(struct mds *mds, u32 *ids, unsigned int n)
+{
+	int err;
+
+	pthread_mutex_lock(&mds->map->lock);
+	err = map_pick(mds->map, ids, n);
+	pthread_mutex_unlock(&mds->map->lock);
+	return err;
+}
+
+/*
+ * Write @info (new or changed) to the database and then to the copy;
+ * @bump: a change clients must learn of, under a new epoch.  Writer.
+ */
+static int map_store(struct mds_txn *t, struct aifs_ds_info *info, bool bump)
+{
+	struct mds_map *map = t->mds->map;
+	u32 id = le32_to_cpu(info->id);
+	struct mds_ds *ds;
+	int err;
+
+	if (bump) {
+		t->mds->super.map_epoch++;
+		t->mds->super_dirty = true;
+		info->epoch = cpu_to_le64(t->mds->super.map_epoch);
+	}
+	err = mds_db_put(t, MDS_DB_DSMAP, &id, sizeof(id), info, sizeof(*info),
+			 0);
+	if (err)
+		return err;
+	pthread_mutex_lock(&map->lock);
+	ds = map_find(map, id);
+	if (ds) {
+		ds->info = *info;
+		ds->last_seen = aifs_now_ms();
+	} else {
+		err = map_add(map, info);
+	}
+	map->epoch = t->mds->super.map_epoch;
+	pthread_mutex_unlock(&map->lock);
+	return err;
+}
+
+/* The entry of @uuid, or of @id, copied; -ENOENT. */
+static int map_lookup(struct mds_map *map, const u8 *uuid, u32 id,
+		      struct aifs_ds_info *info)
+{
+	struct mds_ds *ds = NULL;
+	unsigned int i;
+
+	pthread_mutex_lock(&map->lock);
+	for (i = 0; i < map->nr && !ds; i++)
+		if (uuid ? !memcmp(map->ds[i].info.uuid, uuid, 16) :
+			   le32_to_cpu(map->ds[i].info.id) == id)
+			ds = &map->ds[i];
+	if (ds)
+		*info = ds->info;
+	pthread_mutex_unlock(&map->lock);
+	return ds ? 0 : -ENOENT;
+}
+
+static int ds_register(struct mds_txn *t, const struct aifs_ds_register_req *in,
+		       struct aifs_ds_info *info)
+{
+	struct mds_map *map = t->mds->map;
+	u32 id = le32_to_cpu(in->id);
+	struct aifs_ds_info other;
+
+	if (!map_lookup(map, in->uuid, 0, info)) {
+		if (id && id != le32_to_cpu(info->id))
+			return -EEXIST;
+	} else {
+		if (id && !map_lookup(map, NULL, id, &other))
+			return -EEXIST;	/* that id is another server's */
+		memset(info, 0, sizeof(*info));
+		memcpy(info->uuid, in->uuid, sizeof(info->uuid));
+		info->id = cpu_to_le32(t->mds->super.next_ds_id++);
+		t->mds->super_dirty = true;
+	}
+	if (le32_to_cpu(info->state) != AIFS_DS_DRAINING)
+		info->state = cpu_to_le32(AIFS_DS_UP);
+	info->capacity = in->capacity;
+	info->free = in->free;
+	info->addr = in->addr;
+	info->flags = in->flags;
+	return map_store(t, info, true);
+}
+
+static int apply_ds_register(struct mds_txn *t, struct mds_op *op)
+{
+	struct aifs_ds_register_req in;
+	struct aifs_ds_register_rep rep;
+	struct aifs_ds_info info;
+	int err;
+
+	err = mds_decode(op->req, &in, sizeof(in), NULL);
+	if (!err)
+		err = ds_register(t, &in, &info);
+	if (err)
+		return err;
+	rep.id = info.id;
+	rep.heartbeat_ms = cpu_to_le32(t->mds->cfg->heartbeat_ms);
+	rep.epoch = cpu_to_le64(t->mds->super.map_epoch);
+	aifs_info("data server %u registered", le32_to_cpu(info.id));
+	return mds_reply(op->req, &rep, sizeof(rep), NULL);
+}
+
+int mds_handle_ds_register(struct aifs_request *req)
+{
+	return mds_write(req, apply_ds_register);
+}
+
+static int apply_ds_heartbeat(struct mds_txn *t, struct mds_op *op)
+{
+	struct aifs_ds_heartbeat_req in;
+	struct aifs_ds_heartbeat_rep rep;
+	struct aifs_ds_info info;
+	bool back;
+	int err;
+
+	err = mds_decode(op->req, &in, sizeof(in), NULL);
+	if (!err)
+		err = map_lookup(t->mds->map, NULL, le32_to_cpu(in.id), &info);
+	if (err)
+		return err;
+	back = le32_to_cpu(info.state) == AIFS_DS_OFFLINE;
+	if (back)
+		info.state = cpu_to_le32(AIFS_DS_UP);
+	info.capacity = in.capacity;
+	info.free = in.free;
+	err = map_store(t, &info, back);
+	if (err)
+		return err;
+	rep = (struct aifs_ds_heartbeat_rep){
+		.state = info.state,
+		.epoch = cpu_to_le64(t->mds->super.map_epoch),
+	};
+	return mds_reply(op->req, &rep, sizeof(rep), NULL);
+}
+
+int mds_handle_ds_heartbeat(struct aifs_request *req)
+{
+	return mds_write(req, apply_ds_heartbeat);
+}
+
+/* Servers silent for the grace period go OFFLINE.  Writer. */
+int mds_map_expire(struct mds_txn *t)
+{
+	u64 grace = t->mds->cfg->heartbeat_grace_ms, now = aifs_now_ms();
+	struct mds_map *map = t->mds->map;
+	struct aifs_ds_info info;
+	unsigned int i;
+	u32 state;
+	int err = 0;
+
+	for (i = 0; !err; i++) {
+		pthread_mutex_lock(&map->lock);
+		if (i >= map->nr) {
+			pthread_mutex_unlock(&map->lock);
+			break;
+		}
+		info = map->ds[i].info;
+		state = le32_to_cpu(info.state);
+		if (state == AIFS_DS_UP || state == AIFS_DS_DRAINING)
+			state = now - map->ds[i].last_seen > grace ?
+				AIFS_DS_OFFLINE : 0;
+		else
+			state = 0;
+		pthread_mutex_unlock(&map->lock);
+		if (!state)
+			continue;
+		aifs_warn("data server %u: no heartbeat for %llu ms: offline",
+			  le32_to_cpu(info.id), (unsigned long long)grace);
+		info.state = cpu_to_le32(state);
+		err = map_store(t, &info, true);
+	}
+	return err;
+}
+
+static int map_get(struct mds_map *map, u64 epoch, struct aifs_request *req)
+{
+	struct aifs_map_rep rep = { .epoch = cpu_to_le64(map->epoch) };
+	struct aifs_ds_info *list = NULL;
+	struct aifs_span part = { NULL, 0 };
+	unsigned int i;
+	int err;
+
+	if (epoch == map->epoch) {
+		rep.flags = cpu_to_le32(AIFS_MAP_UNCHANGED);
+	} else if (map->nr) {
+		list = malloc(map->nr * sizeof(*list));
+		if (!list)
+			return -ENOMEM;
+		for (i = 0; i < map->nr; i++)
+			list[i] = map->ds[i].info;
+		rep.count = cpu_to_le32(map->nr);
+		part = (struct aifs_span){ list, map->nr * sizeof(*list) };
+	}
+	err = mds_reply(req, &rep, sizeof(rep), &part);
+	free(list);
+	return err;
+}
+
+int mds_handle_map_get(struct aifs_request *req)
+{
+	struct mds_map *map = ((struct mds *)req->data)->map;
+	struct aifs_map_get_req in;
+	int err;
+
+	err = mds_decode(req, &in, sizeof(in), NULL);
+	if (err)
+		return err;
+	pthread_mutex_lock(&map->lock);
+	err = map_get(map, le64_to_cpu(in.epoch), req);
+	pthread_mutex_unlock(&map->lock);
+	return err;
+}
+
+/* Capacity of the data servers that hold data; free space of those up. */
+static void map_statfs(struct mds_map *map, struct aifs_statfs_rep *rep)
+{
+	u64 total = 0, free = 0, avail = 0;
+	unsigned int i;
+	u32 state;
+
+	pthread_mutex_lock(&map->lock);
+	for (i = 0; i < map->nr; i++) {
+		state = le32_to_cpu(map->ds[i].info.state);
+		if (state == AIFS_DS_RETIRED)
+			continue;
+		total += le64_to_cpu(map->ds[i].info.capacity);
+		free += le64_to_cpu(map->ds[i].info.free);
+		if (state == AIFS_DS_UP)
+			avail += le64_to_cpu(map->ds[i].info.free);
+	}
+	pthread_mutex_unlock(&map->lock);
+	rep->total_bytes = cpu_to_le64(total);
+	rep->free_bytes = cpu_to_le64(free);
+	rep->avail_bytes = cpu_to_le64(avail);
+}
+
+/* Inodes: those in use, and room for as many as the map has bytes. */
+static int mds_statfs_files(struct mds_txn *t, struct aifs_statfs_rep *rep)
+{
+	MDB_envinfo info;
+	MDB_stat st;
+	u64 used;
+	int err;
+
+	err = mds_db_errno(mdb_stat(t->txn, t->mds->dbi[MDS_DB_INODES], &st));
+	if (err)
+		return err;
+	mdb_env_info(t->mds->env, &info);
+	used = (u64)(info.me_last_pgno + 1) * st.ms_psize;
+	rep->files = cpu_to_le64(st.ms_entries);
+	rep->files_free = cpu_to_le64(info.me_mapsize > used ?
+				      (info.me_mapsize - used) / 1024 : 0);
+	return 0;
+}
+
+int mds_handle_statfs(struct aifs_request *req)
+{
+	struct aifs_statfs_rep rep = { 0 };
+	struct mds_inode inode;
+	struct aifs_ino_req in;
+	struct mds_txn t;
+	int err;
+
+	err = mds_decode(req, &in, sizeof(in), NULL);
+	if (!err)
+		err = mds_read_begin(req->data, &t);
+	if (err)
+		return err;
+	err = mds_inode_get(&t, le64_to_cpu(in.ino), &inode);
+	if (!err)
+		err = mds_statfs_files(&t, &rep);
+	mds_read_end(&t);
+	if (err)
+		return err;
+	map_statfs(t.mds->map, &rep);
+	rep.bsize = cpu_to_le32(4096);
+	rep.namelen = cpu_to_le32(AIFS_NAME_MAX);
+	return mds_reply(req, &rep, sizeof(rep), NULL);
+}

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Inode records: reading, writing, numbering, timestamps, the end of an
+ * inode's life (freed, or kept as an orphan while a client holds it open),
+ * GETATTR and SETATTR.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mds.h"
+
+#define NSEC_PER_SEC	1000000000LL
+
+int mds_inode_get(struct mds_txn *t, u64 ino, struct mds_inode *inode)
+{
+	MDB_val v;
+	int err;
+
+	err = mds_db_get(t, MDS_DB_INODES, &ino, sizeof(ino), &v);
+	if (err)
+		return err == -ENOENT ? -ESTALE : err;
+	if (v.mv_size != sizeof(*inode)) {
+		aifs_err("inode %llu: record of %zu bytes", (unsigned long long)ino,
+			 v.mv_size);
+		return -EIO;
+	}
+	memcpy(inode, v.mv_data, sizeof(*inode));
+	return 0;
+}
+
+int mds_inode_put(struct mds_txn *t, struct mds_inode *inode)
+{
+	return mds_db_put(t, MDS_DB_INODES, &inode->ino, sizeof(inode->ino),
+			  inode, sizeof(*inode), 0);
+}
+
+/* A directory to look into or change: ESTALE, ENOTDIR. */
+int mds_inode_get_dir(struct mds_txn *t, u64 ino, struct mds_inode *dir)
+{
+	int err = mds_inode_get(t, ino, dir);
+
+	if (!err && !S_ISDIR(dir->mode))
+		return -ENOTDIR;
+	return err;
+}
+
+void mds_inode_init(struct mds_txn *t, struct mds_inode *inode, u64 ino,
+		    u32 mode, u32 uid, u32 gid)
+{
+	memset(inode, 0, sizeof(*inode));
+	inode->ino = ino;
+	inode->generation = 1;
+	inode->change = 1;
+	inode->atime = inode->mtime = inode->ctime = inode->btime = t->now;
+	inode->mode = mode;
+	inode->nlink = S_ISDIR(mode) ? 2 : 1;
+	inode->uid = uid;
+	inode->gid = gid;
+	inode->next_seq = 1;
+}
+
+/* Numbers are never reused, so generation stays 1. */
+u64 mds_inode_alloc_ino(struct mds_txn *t)
+{
+	t->mds->super_dirty = true;
+	return t->mds->super.next_ino++;
+}
+
+void mds_inode_touch(struct mds_txn *t, struct mds_inode *inode,
+		     unsigned int what)
+{
+	if (what & MDS_ATIME)
+		inode->atime = t->now;
+	if (what & MDS_MTIME)
+		inode->mtime = t->now;
+	if (what & MDS_CTIME)
+		inode->ctime = t->now;
+	inode->change++;
+}
+
+static void time_to_wire(s64 ns, struct aifs_timespec *ts)
+{
+	s64 sec = ns / NSEC_PER_SEC, nsec = ns % NSEC_PER_SEC;
+
+	if (nsec < 0) {
+		sec--;
+		nsec += NSEC_PER_SEC;
+	}
+	ts->sec = cpu_to_le64(sec);
+	ts->nsec = cpu_to_le32(nsec);
+	ts->reserved = 0;
+}
+
+s64 mds_time_from_wire(const struct aifs_timespec *ts)
+{
+	return (s64)le64_to_cpu(ts->sec) * NSEC_PER_SEC + le32_to_cpu(ts->nsec);
+}
+
+void mds_inode_to_attr(const struct mds_inode *inode, struct aifs_attr *attr)
+{
+	u32 chunk = le32_to_cpu(inode->layout.chunk_size);
+
+	memset(attr, 0, sizeof(*attr));
+	attr->ino = cpu_to_le64(inode->ino);
+	attr->generation = cpu_to_le64(inode->generation);
+	attr->size = cpu_to_le64(inode->size);
+	attr->blocks = cpu_to_le64((inode->size + 511) / 512);
+	attr->change = cpu_to_le64(inode->change);
+	time_to_wire(inode->atime, &attr->atime);
+	time_to_wire(inode->mtime, &attr->mtime);
+	time_to_wire(inode->ctime, &attr->ctime);
+	time_to_wire(inode->btime, &attr->btime);
+	attr->mode = cpu_to_le32(inode->mode);
+	attr->nlink = cpu_to_le32(inode->nlink);
+	attr->uid = cpu_to_le32(inode->uid);
+	attr->gid = cpu_to_le32(inode->gid);
+	attr->rdev_major = cpu_to_le32(inode->rdev_major);
+	attr->rdev_minor = cpu_to_le32(inode->rdev_minor);
+	attr->blksize = cpu_to_le32(chunk ? chunk : AIFS_CHUNK_SIZE_DEFAULT);
+	attr->flags = cpu_to_le32(inode->flags);
+}
+
+/* Remove an inode and all it owns; its chunks go to the deletion queue. */
+int mds_inode_free(struct mds_txn *t, struct mds_inode *inode)
+{
+	struct mds_key prefix;
+	int err;
+
+	err = mds_db_del(t, MDS_DB_INODES, &inode->ino, sizeof(inode->ino));
+	if (!err && S_ISLNK(inode->mode))
+		err = mds_db_del(t, MDS_DB_SYMLINKS, &inode->ino,
+				 sizeof(inode->ino));
+	if (!err) {
+		mds_key_name(&prefix, inode->ino, NULL, 0);
+		err = mds_db_del_prefix(t, MDS_DB_XATTRS, prefix.bytes,
+					prefix.len);
+	}
+	if (!err && S_ISREG(inode->mode))
+		err = mds_chunks_queue(t, inode, 0);
+	return err;
+}
+
+/*
+ * One name of @inode is gone (a directory's only one): free it when it
+ * was the last and nobody holds it open, else keep it, on the orphan list
+ * if it has no name left.
+ */
+int mds_inode_drop_link(struct mds_txn *t, struct mds_inode *inode)
+{
+	int err;
+
+	inode->nlink = S_ISDIR(inode->mode) ? 0 : inode->nlink - 1;
+	mds_inode_touch(t, inode, MDS_CTIME);
+	if (inode->nlink)
+		return mds_inode_put(t, inode);
+	if (!mds_opens_busy(t->mds, inode->ino))
+		return mds_inode_free(t, inode);
+	err = mds_inode_put(t, inode);
+	if (!err)
+		err = mds_db_put(t, MDS_DB_ORPHANS, &inode->ino,
+				 sizeof(inode->ino), NULL, 0, 0);
+	return err;
+}
+
+int mds_reply_attr(struct aifs_request *req,
+			    const struct mds_inode *inode)
+{
+	struct aifs_attr_rep rep;
+
+	mds_inode_to_attr(inode, &rep.attr);
+	return mds_reply(req, &rep, sizeof(rep), NULL);
+}
+
+int mds_handle_getattr(struct aifs_request *req)
+{
+	struct aifs_ino_req in;
+	struct mds_inode inode;
+	struct mds_txn t;
+	int err;
+
+	err = mds_decode(req, &in, sizeof(in), NULL);
+	if (err)
+		return err;
+	err = mds_read_begin(req->data, &t);
+	if (err)
+		return err;
+	err = mds_inode_get(&t, le64_to_cpu(in.ino), &inode);
+	mds_read_end(&t);
+	return err ? err : mds_reply_attr(req, &inode);
+}
+
+/* chmod: the owner (or root); setgid dropped unless in the file's group. */
+static int setattr_mode(const struct mds_cred *cred, struct mds_inode *inode,
+			u32 mode)
+{
+	if (!mds_is_owner(cred, inode))
+		return -EPERM;
+	mode &= 07777;
+	if (cred->uid && !mds_in_group(cred, inode->gid))
+		mode &= ~S_ISGID;
+	inode->mode = (inode->mode & S_IFMT) | mode;
+	return 0;
+}
+
+/*
+ * chown: root only, but the owner may give the file to a group of its
+ * own.  A file's setuid (and group-executable setgid) bits do not survive
+ * a change of owner.
+ */
+static int setattr_owner(const struct mds_cred *cred, struct mds_inode *inode,
+			 u32 valid, u32 uid, u32 gid)
+{
+	bool new_uid = (valid & AIFS_SETATTR_UID) && uid != inode->uid;
+	bool new_gid = (valid & AIFS_SETATTR_GID) && gid != inode->gid;
+
+	if (cred->uid && (new_uid || (new_gid && (cred->uid != inode->uid ||
+						  !mds_in_group(cred, gid)))))
+		return -EPERM;
+	if (new_uid)
+		inode->uid = uid;
+	if (new_gid)
+		inode->gid = gid;
+	if ((new_uid || new_gid) && !S_ISDIR(inode->mode)) {
+		inode->mode &= ~S_ISUID;
+		if (inode->mode & S_IXGRP)
+			inode->mode &= ~S_ISGID;
+	}
+	return 0;
+}
+
+/* truncate: write access, or a handle opened for writing (ftruncate). */
+static int setattr_size(struct mds_txn *t, const struct mds_cred *cred,
+			struct mds_inode *inode, u64 handle, u64 size)
+{
+	u64 max = (u64)le32_to_cpu(inode->layout.chunk_size) << 32;
+	int err;
+
+	if (S_ISDIR(inode->mode))
+		return -EISDIR;
+	if (!S_ISREG(inode->mode))
+		return -EINVAL;
+	if (!mds_opens_writable(t->mds, handle, inode->ino)) {
+		err = mds_permission(cred, inode, MDS_MAY_WRITE);
+		if (err)
+			return err;
+	}
+	if (size > max)
+		return -EFBIG;
+	if (size == inode->size)
+		return 0;
+	if (size < inode->size) {
+		err = mds_chunks_queue(t, inode, size);
+		if (err)
+			return err;
+	}
+	inode->size = size;
+	mds_inode_touch(t, inode, MDS_MTIME);
+	return 0;
+}
+
+/*
+ * utimes: an explicit time needs ownership; "now" also write access.
+ */
+static int setattr_times(struct mds_txn *t, const struct mds_cred *cred,
+			 struct mds_inode *inode,
+			 const struct aifs_setattr_req *in, u32 valid)
+{
+	if (valid & (AIFS_SETATTR_ATIME | AIFS_SETATTR_MTIME)) {
+		if (!mds_is_owner(cred, inode))
+			return -EPERM;
+	} else if (!mds_is_owner(cred, inode) &&
+		   mds_permission(cred, inode, MDS_MAY_WRITE)) {
+		return -EACCES;
+	}
+	if (valid & AIFS_SETATTR_ATIME)
+		inode->atime = mds_time_from_wire(&in->atime);
+	if (valid & AIFS_SETATTR_MTIME)
+		inode->mtime = mds_time_from_wire(&in->mtime);
+	if (valid & AIFS_SETATTR_ATIME_NOW)
+		inode->atime = t->now;
+	if (valid & AIFS_SETATTR_MTIME_NOW)
+		inode->mtime = t->now;
+	return 0;
+}
+
+#define SETATTR_TIMES	(AIFS_SETATTR_ATIME | AIFS_SETATTR_MTIME | \
+			 AIFS_SETATTR_ATIME_NOW | AIFS_SETATTR_MTIME_NOW)
+
+static int apply_setattr(struct mds_txn *t, struct mds_op *op)
+{
+	struct aifs_setattr_req in;
+	struct mds_inode inode;
+	struct mds_cred cred;
+	u32 valid;
+	int err;
+
+	err = mds_decode(op->req, &in, sizeof(in), NULL);
+	if (!err)
+		err = mds_inode_get(t, le64_to_cpu(in.ino), &inode);
+	if (err)
+		return err;
+	mds_cred_from_wire(&cred, &in.cred);
+	valid = le32_to_cpu(in.valid);
+	if (valid & (AIFS_SETATTR_UID | AIFS_SETATTR_GID))
+		err = setattr_owner(&cred, &inode, valid, le32_to_cpu(in.uid),
+				    le32_to_cpu(in.gid));
+	if (!err && (valid & AIFS_SETATTR_MODE))
+		err = setattr_mode(&cred, &inode, le32_to_cpu(in.mode));
+	if (!err && (valid & AIFS_SETATTR_SIZE))
+		err = setattr_size(t, &cred, &inode, le64_to_cpu(in.handle),
+				   le64_to_cpu(in.size));
+	if (!err && (valid & SETATTR_TIMES))
+		err = setattr_times(t, &cred, &inode, &in, valid);
+	if (err)
+		return err;
+	mds_inode_touch(t, &inode, MDS_CTIME);
+	err = mds_inode_put(t, &inode);
+	return err ? err : mds_reply_attr(op->req, &inode);
+}
+
+int mds_handle_setattr(struct aifs_request *req)
+{
+	return mds_write(req, apply_setattr);
+}

@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * aifs-mds internals, one section per .c file.  Documentation/mds.md
+ * describes the LMDB schema, the group commit and the reply cache.
+ *
+ * Threads: the runtime's loop thread, its worker threads running the
+ * handlers, and one writer thread (writer.c) that owns every write
+ * transaction.  Read-only handlers open their own read transactions on
+ * the worker threads (MDB_NOTLS); handlers that change anything hand an
+ * apply function to the writer and wait for its commit.  What only the
+ * writer touches (the open files, the superblock's counters) needs no
+ * lock.
+ */
+#ifndef AIFS_MDS_H
+#define AIFS_MDS_H
+
+#include <lmdb.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "aifs/libaifs.h"
+#include "aifs/server.h"
+#include "../common/list.h"
+
+/* ---- main.c: configuration ---- */
+
+struct mds_config {
+	struct aifs_server_config server;
+	char db_path[PATH_MAX];
+	int map_size_mib;
+	int heartbeat_ms;
+	int heartbeat_grace_ms;
+	int reply_cache_seconds;
+	int default_replicas;
+	int default_stripe_count;
+	int default_chunk_kib;
+};
+
+/* ---- db.c: LMDB environment, schema and helpers ---- */
+
+enum mds_dbi {
+	MDS_DB_SUPER,		/* "super" -> struct mds_super */
+	MDS_DB_INODES,		/* ino -> struct mds_inode */
+	MDS_DB_SYMLINKS,	/* ino -> target */
+	MDS_DB_DENTRIES,	/* (parent, name) -> struct mds_dentry */
+	MDS_DB_DIRSEQ,		/* (parent, seq) -> name */
+	MDS_DB_XATTRS,		/* (ino, name) -> value */
+	MDS_DB_ORPHANS,		/* ino -> nothing */
+	MDS_DB_CHUNKQ,		/* seq -> struct mds_chunk_job */
+	MDS_DB_DSMAP,		/* DS id -> struct aifs_ds_info */
+	MDS_DB_REPLIES,		/* struct mds_reply_key -> cached reply */
+	MDS_DB_REPLY_AGE,	/* (time, struct mds_reply_key) -> nothing */
+	MDS_NR_DBS,
+};
+
+#define MDS_SUPER_MAGIC		"aifs-mds"
+#define MDS_FORMAT_VERSION	1
+
+/* The superblock: one record, written at format and by the writer. */
+struct mds_super {
+	char magic[8];
+	u32 format_version;
+	u32 next_ds_id;
+	u8 uuid[16];
+	u64 next_ino;
+	u64 next_chunk_job;
+	u64 map_epoch;
+	s64 created;		/* ns */
+};
+
+struct mds {
+	const struct mds_config *cfg;
+	MDB_env *env;
+	MDB_dbi dbi[MDS_NR_DBS];
+	struct mds_super super;		/* the writer's copy */
+	bool super_dirty;		/* to be written with the batch */
+	struct aifs_server *srv;
+	struct mds_writer *writer;
+	struct mds_map *map;
+	struct mds_opens *opens;
+};
+
+/* A transaction and the time of the operations it carries. */
+struct mds_txn {
+	struct mds *mds;
+	MDB_txn *txn;
+	s64 now;		/* ns, CLOCK_REALTIME */
+};
+
+int mds_db_open(struct mds *mds, bool create);
+void mds_db_close(struct mds *mds);
+int mds_db_format(struct mds *mds);
+int mds_db_errno(int rc);
+s64 mds_now(void);
+
+int mds_read_begin(struct mds *mds, struct mds_txn *t);
+void mds_read_end(struct mds_txn *t);
+
+int mds_db_get(struct mds_txn *t, enum mds_dbi db, const void *key,
+	       size_t klen, MDB_val *val);
+int mds_db_put(struct mds_txn *t, enum mds_dbi db, const void *key,
+	       size_t klen, const void *val, size_t vlen, unsigned int flags);
+int mds_db_del(struct mds_txn *t, enum mds_dbi db, const void *key,
+	       size_t klen);
+int mds_db_del_prefix(struct mds_txn *t, enum mds_dbi db, const void *prefix,
+		      size_t plen);
+int mds_db_cursor(struct mds_txn *t, enum mds_dbi db, MDB_cursor **cur);
+int mds_super_put(struct mds_txn *t);
+
+/* Keys of the tables of (u64, bytes) and (u64, u64): big-endian, sorted. */
+#define MDS_KEY_MAX	(8 + AIFS_XATTR_NAME_MAX)
+
+struct mds_key {
+	u8 bytes[MDS_KEY_MAX];
+	size_t len;
+};
+
+void mds_key_name(struct mds_key *k, u64 id, const void *name, size_t len);
+void mds_key_pair(struct mds_key *k, u64 id, u64 second);
+u64 mds_key_id(const MDB_val *key);
+
+/* ---- perm.c: who may do what ---- */
+
+#define MDS_MAY_EXEC	1
+#define MDS_MAY_WRITE	2
+#define MDS_MAY_READ	4
+
+struct mds_cred {
+	u32 uid;
+	u32 gid;
+	u32 ngroups;
+	u32 groups[AIFS_CRED_MAX_GROUPS];
+};
+
+struct mds_inode;
+
+void mds_cred_from_wire(struct mds_cred *cred, const struct aifs_cred *w);
+bool mds_in_group(const struct mds_cred *cred, u32 gid);
+bool mds_is_owner(const struct mds_cred *cred, const struct mds_inode *inode);
+int mds_permission(const struct mds_cred *cred, const struct mds_inode *inode,
+		   int mask);
+int mds_may_lookup(const struct mds_cred *cred, const struct mds_inode *dir);
+int mds_may_change_dir(const struct mds_cred *cred,
+		       const struct mds_inode *dir);
+int mds_may_delete(const struct mds_cred *cred, const struct mds_inode *dir,
+		   const struct mds_inode *victim);
+
+/* ---- inode.c: inode records ---- */
+
+/* Inode record, host-endian (an LMDB file is not portable anyway). */
+struct mds_inode {
+	u64 ino;
+	u64 generation;
+	u64 size;
+	u64 change;
+	s64 atime, mtime, ctime, btime;		/* ns since the epoch */
+	u32 mode;
+	u32 nlink;
+	u32 uid;
+	u32 gid;
+	u32 rdev_major;
+	u32 rdev_minor;
+	u32 flags;
+	u32 reserved;
+	u64 parent;		/* directories: their parent (root: itself) */
+	u64 next_seq;		/* directories: seq of the next entry */
+	u64 entries;		/* directories: entries in it */
+	struct aifs_layout layout;	/* files: theirs; dirs: the default */
+};
+
+#define MDS_LINK_MAX		65000
+
+/* What mds_inode_touch() sets to the transaction's time. */
+#define MDS_ATIME	1
+#define MDS_MTIME	2
+#define MDS_CTIME	4
+
+int mds_inode_get(struct mds_txn *t, u64 ino, struct mds_inode *inode);
+int mds_inode_put(struct mds_txn *t, struct mds_inode *inode);
+int mds_inode_get_dir(struct mds_txn *t, u64 ino, struct mds_inode *dir);
+void mds_inode_init(struct mds_txn *t, struct mds_inode *inode, u64 ino,
+		    u32 mode, u32 uid, u32 gid);
+u64 mds_inode_alloc_ino(struct mds_txn *t);
+void mds_inode_touch(struct mds_txn *t, struct mds_inode *inode,
+		     unsigned int what);
+void mds_inode_to_attr(const struct mds_inode *inode, struct aifs_attr *attr);
+s64 mds_time_from_wire(const struct aifs_timespec *ts);
+int mds_inode_drop_link(struct mds_txn *t, struct mds_inode *inode);
+int mds_inode_free(struct mds_txn *t, struct mds_inode *inode);
+int mds_reply_attr(struct aifs_request *req, const struct mds_inode *inode);
+int mds_handle_getattr(struct aifs_request *req);
+int mds_handle_setattr(struct aifs_request *req);
+
+/* ---- dir.c: directory entries, lookup, readdir ---- */
+
+struct mds_dentry {
+	u64 ino;
+	u64 seq;		/* readdir cookie, unique in the directory */
+	u32 mode;		/* file type of the entry */
+	u32 reserved;
+};
+
+int mds_dentry_get(struct mds_txn *t, u64 dir, const struct aifs_span *name,
+		   struct mds_dentry *d);
+int mds_dentry_add(struct mds_txn *t, struct mds_inode *dir,
+		   const struct aifs_span *name, const struct mds_inode *inode);
+int mds_dentry_del(struct mds_txn *t, struct mds_inode *dir,
+		   const struct aifs_span *name, const struct mds_dentry *d);
+int mds_handle_lookup(struct aifs_request *req);
+int mds_handle_readdir(struct aifs_request *req);
+
+/* ---- namei.c: create, link, unlink, rename ---- */
+
+int mds_handle_create(struct aifs_request *req);
+int mds_handle_mkdir(struct aifs_request *req);
+int mds_handle_mknod(struct aifs_request *req);
+int mds_handle_symlink(struct aifs_request *req);
+int mds_handle_readlink(struct aifs_request *req);
+int mds_handle_link(struct aifs_request *req);
+int mds_handle_unlink(struct aifs_request *req);
+int mds_handle_rmdir(struct aifs_request *req);
+int mds_handle_rename(struct aifs_request *req);
+
+/* ---- xattr.c ---- */
+
+int mds_handle_getxattr(struct aifs_request *req);
+int mds_handle_setxattr(struct aifs_request *req);
+int mds_handle_listxattr(struct aifs_request *req);
+int mds_handle_removexattr(struct aifs_request *req);
+
+/* ---- open.c: open files, orphans ---- */
+
+int mds_opens_create(struct mds *mds);
+void mds_opens_destroy(struct mds *mds);
+bool mds_opens_busy(struct mds *mds, u64 ino);
+bool mds_opens_writable(struct mds *mds, u64 handle, u64 ino);
+int mds_open_inode(struct mds_txn *t, const struct aifs_request *req,
+		   const struct mds_cred *cred, struct mds_inode *inode,
+		   u32 flags, struct aifs_open_rep *rep);
+int mds_orphans_reap(struct mds *mds);
+void mds_session_end(void *data, u64 session_id);
+int mds_handle_open(struct aifs_request *req);
+int mds_handle_close(struct aifs_request *req);
+
+/* ---- layout.c: layouts and placement ---- */
+
+void mds_layout_default(const struct mds_config *cfg,
+			struct aifs_layout *layout);
+int mds_layout_assign(struct mds_txn *t, struct aifs_layout *layout);
+int mds_chunks_queue(struct mds_txn *t, const struct mds_inode *inode,
+		     u64 new_size);
+int mds_handle_layout_get(struct aifs_request *req);
+int mds_handle_layout_set(struct aifs_request *req);
+
+/* ---- clustermap.c: data servers ---- */
+
+int mds_map_load(struct mds *mds);
+void mds_map_destroy(struct mds *mds);
+int mds_map_pick(struct mds *mds, u32 *ids, unsigned int n);
+bool mds_map_known(struct mds *mds, u32 id);
+int mds_map_expire(struct mds_txn *t);
+int mds_handle_map_get(struct aifs_request *req);
+int mds_handle_ds_register(struct aifs_request *req);
+int mds_handle_ds_heartbeat(struct aifs_request *req);
+int mds_handle_statfs(struct aifs_request *req);
+
+/* ---- writer.c: one writer, group commit ---- */
+
+struct mds_op;
+typedef int mds_apply_fn(struct mds_txn *t, struct mds_op *op);
+
+/**
+ * struct mds_op - a change, applied by the writer thread
+ * @link:  in the writer's queue
+ * @apply: makes the change in @t (a nested transaction of the batch) and
+ *         sets @req's reply; 0 or a negative errno (then undone)
+ * @req:   the request, or NULL for the server's own changes
+ * @arg:   for @apply
+ * @ret:   what @apply returned, or the cached reply's status
+ * @done:  committed (or failed): the waiter may go
+ */
+struct mds_op {
+	struct aifs_list link;
+	mds_apply_fn *apply;
+	struct aifs_request *req;
+	void *arg;
+	int ret;
+	bool done;
+};
+
+int mds_writer_start(struct mds *mds);
+void mds_writer_stop(struct mds *mds);
+int mds_write(struct aifs_request *req, mds_apply_fn *apply);
+void mds_write_async(struct mds *mds, mds_apply_fn *apply, void *arg);
+
+/* ---- replycache.c ---- */
+
+int mds_reply_cached(struct mds_txn *t, struct aifs_request *req);
+int mds_reply_store(struct mds_txn *t, const struct aifs_request *req);
+int mds_reply_prune(struct mds_txn *t);
+
+/* ---- reply.c: decoding requests, encoding replies ---- */
+
+int mds_decode(const struct aifs_request *req, void *fixed, u32 size,
+	       struct aifs_span *parts);
+int mds_reply(struct aifs_request *req, const void *fixed, u32 size,
+	      const struct aifs_span *parts);
+
+/* ---- check.c ---- */
+
+int mds_check(struct mds *mds);
+
+#endif /* AIFS_MDS_H */

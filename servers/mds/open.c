@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Open files.  OPEN and CREATE hand out a handle; the MDS counts the
+ * opens of every inode so that an inode whose last name goes while it is
+ * open stays (nlink 0, on the orphan table) until its last CLOSE, or the
+ * end of the session that held it.  The table of opens lives in memory
+ * and only the writer thread touches it: every OPEN, CLOSE and session
+ * end is a change applied by the writer, so an UNLINK sees exactly the
+ * opens committed before it.  After a crash no open survives, and the
+ * orphans left in the database are freed at start (mds_orphans_reap).
+ */
+#include <search.h>
+#include <stdlib.h>
+
+#include "mds.h"
+
+struct mds_open {
+	u64 handle;		/* first: the key of the tree */
+	u64 ino;
+	u64 session;
+	u32 flags;		/* AIFS_OPEN_* */
+};
+
+struct mds_open_count {
+	u64 ino;		/* first: the key of the tree */
+	u32 count;
+};
+
+struct mds_opens {
+	void *by_handle;	/* tsearch tree of struct mds_open */
+	void *by_ino;		/* tsearch tree of struct mds_open_count */
+	u64 next_handle;
+};
+
+/* Both trees are keyed by the u64 their records start with. */
+static int opens_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int mds_opens_create(struct mds *mds)
+{
+	mds->opens = calloc(1, sizeof(*mds->opens));
+	if (!mds->opens)
+		return -ENOMEM;
+	mds->opens->next_handle = 1;
+	return 0;
+}
+
+void mds_opens_destroy(struct mds *mds)
+{
+	if (!mds->opens)
+		return;
+	tdestroy(mds->opens->by_handle, free);
+	tdestroy(mds->opens->by_ino, free);
+	free(mds->opens);
+	mds->opens = NULL;
+}
+
+static struct mds_open_count *opens_count(struct mds_opens *o, u64 ino)
+{
+	void **node = tfind(&ino, &o->by_ino, opens_cmp);
+
+	return node ? *node : NULL;
+}
+
+bool mds_opens_busy(struct mds *mds, u64 ino)
+{
+	return opens_count(mds->opens, ino) != NULL;
+}
+
+static struct mds_open *opens_find(struct mds_opens *o, u64 handle, u64 ino)
+{
+	void **node = tfind(&handle, &o->by_handle, opens_cmp);
+	struct mds_open *open = node ? *node : NULL;
+
+	return open && open->ino == ino ? open : NULL;
+}
+
+bool mds_opens_writable(struct mds *mds, u64 handle, u64 ino)
+{
+	struct mds_open *open = opens_find(mds->opens, handle, ino);
+
+	return open && (open->flags & AIFS_OPEN_ACCMODE) != AIFS_OPEN_RDONLY;
+}
+
+static int opens_add(struct mds_opens *o, u64 session, u64 ino, u32 flags,
+		     u64 *handle)
+{
+	struct mds_open_count *count = opens_count(o, ino);
+	struct mds_open *open = malloc(sizeof(*open));
+
+	if (!count) {
+		count = calloc(1, sizeof(*count));
+		if (count) {
+			count->ino = ino;
+			if (!tsearch(count, &o->by_ino, opens_cmp)) {
+				free(count);
+				count = NULL;
+			}
+		}
+	}
+	if (!open || !count) {
+		free(open);
+		return -ENOMEM;
+	}
+	*open = (struct mds_open){ o->next_handle++, ino, session, flags };
+	if (!tsearch(open, &o->by_handle, opens_cmp)) {
+		free(open);
+		return -ENOMEM;
+	}
+	count->count++;
+	*handle = open->handle;
+	return 0;
+}
+
+/* Forget @open; true when it was the last open of its inode. */
+static bool opens_del(struct mds_opens *o, struct mds_open *open)
+{
+	struct mds_open_count *count = opens_count(o, open->ino);
+
+	tdelete(open, &o->by_handle, opens_cmp);
+	free(open);
+	if (--count->count)
+		return false;
+	tdelete(count, &o->by_ino, opens_cmp);
+	free(count);
+	return true;
+}
+
+/* The last open of an inode is gone: free it if it has no name left. */
+static int open_last_close(struct mds_txn *t, u64 ino)
+{
+	struct mds_inode inode;
+	int err;
+
+	err = mds_inode_get(t, ino, &inode);
+	if (err || inode.nlink)
+		return err;
+	err = mds_db_del(t, MDS_DB_ORPHANS, &ino, sizeof(ino));
+	return err ? err : mds_inode_free(t, &inode);
+}
+
+static int open_release(struct mds_txn *t, struct mds_open *open)
+{
+	u64 ino = open->ino;
+
+	return opens_del(t->mds->opens, open) ? open_last_close(t, ino) : 0;
+}
+
+static int open_mask(u32 flags)
+{
+	static const int acc[] = {
+		[AIFS_OPEN_RDONLY] = MDS_MAY_READ,
+		[AIFS_OPEN_WRONLY] = MDS_MAY_WRITE,
+		[AIFS_OPEN_RDWR] = MDS_MAY_READ | MDS_MAY_WRITE,
+		[AIFS_OPEN_ACCMODE] = MDS_MAY_READ | MDS_MAY_WRITE,
+	};
+
+	return acc[flags & AIFS_OPEN_ACCMODE] |
+		(flags & AIFS_OPEN_TRUNC ? MDS_MAY_WRITE : 0);
+}
+
+/*
+ * Open @inode for the session of @req: permission (none checked with a
+ * NULL @cred: the creator opening its new file), truncation, targets for
+ * a file about to be written, then the handle.
+ */
+int mds_open_inode(struct mds_txn *t, const struct aifs_request *req,
+		   const struct mds_cred *cred, struct mds_inode *inode,
+		   u32 flags, struct aifs_open_rep *rep)
+{
+	int mask = open_mask(flags);
+	u64 handle;
+	int err;
+
+	if (S_ISDIR(inode->mode))
+		return -EISDIR;
+	if (!S_ISREG(inode->mode))
+		return -EINVAL;
+	err = cred ? mds_permission(cred, inode, mask) : 0;
+	if (!err && (mask & MDS_MAY_WRITE))
+		err = mds_layout_assign(t, &inode->layout);
+	if (!err && (flags & AIFS_OPEN_TRUNC) && inode->size) {
+		err = mds_chunks_queue(t, inode, 0);
+		inode->size = 0;
+		mds_inode_touch(t, inode, MDS_MTIME | MDS_CTIME);
+	}
+	if (!err && (mask & MDS_MAY_WRITE))
+		err = mds_inode_put(t, inode);
+	if (!err)
+		err = opens_add(t->mds->opens, req->session_id, inode->ino,
+				flags, &handle);
+	if (err)
+		return err;
+	mds_inode_to_attr(inode, &rep->attr);
+	rep->layout = inode->layout;
+	rep->handle = cpu_to_le64(handle);
+	return 0;
+}
+
+static int apply_open(struct mds_txn *t, struct mds_op *op)
+{
+	struct aifs_open_rep rep;
+	struct aifs_open_req in;
+	struct mds_inode inode;
+	struct mds_cred cred;
+	int err;
+
+	err = mds_decode(op->req, &in, sizeof(in), NULL);
+	if (!err)
+		err = mds_inode_get(t, le64_to_cpu(in.ino), &inode);
+	if (err)
+		return err;
+	if (le32_to_cpu(in.flags) & AIFS_OPEN_EXCL)
+		return -EINVAL;
+	mds_cred_from_wire(&cred, &in.cred);
+	err = mds_open_inode(t, op->req, &cred, &inode, le32_to_cpu(in.flags),
+			     &rep);
+	return err ? err : mds_reply(op->req, &rep, sizeof(rep), NULL);
+}
+
+int mds_handle_open(struct aifs_request *req)
+{
+	return mds_write(req, apply_open);
+}
+
+/* Close-to-open: the size and mtime the client's writes produced. */
+static int close_commit_size(struct mds_txn *t, struct mds_inode *inode,
+			     const struct aifs_close_req *in)
+{
+	if (le64_to_cpu(in->size) > inode->size)
+		inode->size = le64_to_cpu(in->size);
+	inode->mtime = mds_time_from_wire(&in->mtime);
+	mds_inode_touch(t, inode, MDS_CTIME);
+	return mds_inode_put(t, inode);
+}
+
+static int apply_close(struct mds_txn *t, struct mds_op *op)
+{
+	struct aifs_close_req in;
+	struct mds_inode inode;
+	struct mds_open *open;
+	int err;
+
+	err = mds_decode(op->req, &in, sizeof(in), NULL);
+	if (err)
+		return err;
+	open = opens_find(t->mds->opens, le64_to_cpu(in.handle),
+			  le64_to_cpu(in.ino));
+	if (!open || open->session != op->req->session_id)
+		return -EBADF;
+	err = mds_inode_get(t, open->ino, &inode);
+	if (!err && (le32_to_cpu(in.flags) & AIFS_CLOSE_SIZE))
+		err = close_commit_size(t, &inode, &in);
+	if (!err)
+		err = open_release(t, open);
+	if (err)
+		return err;
+	return mds_reply_attr(op->req, &inode);
+}
+
+int mds_handle_close(struct aifs_request *req)
+{
+	return mds_write(req, apply_close);
+}
+
+/* The opens of one session, collected by twalk_r(). */
+struct session_opens {
+	u64 session;
+	struct mds_open **opens;
+	size_t nr, room;
+};
+
+static void session_collect(const void *nodep, VISIT which, void *arg)
+{
+	struct mds_open *open = *(struct mds_open * const *)nodep;
+	struct session_opens *s = arg;
+	struct mds_open **grown;
+
+	if ((which != postorder && which != leaf) || open->session != s->session)
+		return;
+	if (s->nr == s->room) {
+		s->room = s->room ? 2 * s->room : 16;
+		grown = realloc(s->opens, s->room * sizeof(*grown));
+		if (!grown)
+			return;		/* the rest waits for a restart */
+		s->opens = grown;
+	}
+	s->opens[s->nr++] = open;
+}
+
+static int apply_session_end(struct mds_txn *t, struct mds_op *op)
+{
+	struct session_opens s = { .session = *(u64 *)op->arg };
+	int err = 0;
+	size_t i;
+
+	twalk_r(t->mds->opens->by_handle, session_collect, &s);
+	for (i = 0; i < s.nr && !err; i++)
+		err = open_release(t, s.opens[i]);
+	free(s.opens);
+	free(op->arg);
+	return err;
+}
+
+/* The runtime's word that a session is over: release its opens. */
+void mds_session_end(void *data, u64 session_id)
+{
+	u64 *arg = malloc(sizeof(*arg));
+
+	if (!arg) {
+		aifs_err("session %llx: out of memory, its opens stay until restart",
+			 (unsigned long long)session_id);
+		return;
+	}
+	*arg = session_id;
+	mds_write_async(data, apply_session_end, arg);
+}
+
+/* At start, before serving: nothing is open, every orphan goes. */
+int mds_orphans_reap(struct mds *mds)
+{
+	struct mds_txn t = { .mds = mds, .now = mds_now() };
+	struct mds_inode inode;
+	MDB_cursor *cur;
+	MDB_val k, v;
+	int rc, err, reaped = 0;
+
+	err = mds_db_errno(mdb_txn_begin(mds->env, NULL, 0, &t.txn));
+	if (err)
+		return err;
+	err = mds_db_cursor(&t, MDS_DB_ORPHANS, &cur);
+	if (err) {
+		mdb_txn_abort(t.txn);
+		return err;
+	}
+	while (!(rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST))) {
+		err = mds_inode_get(&t, *(u64 *)k.mv_data, &inode);
+		if (!err && !inode.nlink)
+			err = mds_inode_free(&t, &inode);
+		if (!err || err == -ESTALE)
+			err = mds_db_errno(mdb_cursor_del(cur, 0));
+		if (err)
+			break;
+		reaped++;
+	}
+	mdb_cursor_close(cur);
+	if (!err)
+		err = mds_db_errno(mdb_txn_commit(t.txn));
+	else
+		mdb_txn_abort(t.txn);
+	if (reaped && !err)
+		aifs_info("freed %d orphaned inodes", reaped);
+	return err;
+}

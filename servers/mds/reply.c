@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Requests in, replies out: every handler decodes its request and encodes
+ * its reply through the shared codec, so that what the MDS sends is
+ * checked as strictly as what it receives.
+ */
+#include <stdlib.h>
+
+#include "mds.h"
+
+int mds_decode(const struct aifs_request *req, void *fixed, u32 size,
+	       struct aifs_span *parts)
+{
+	return aifs_msg_decode(req->opcode, false, req->payload,
+			       req->payload_len, fixed, size, parts);
+}
+
+/* Encode the reply to @req into a buffer the runtime sends and frees. */
+int mds_reply(struct aifs_request *req, const void *fixed, u32 size,
+	      const struct aifs_span *parts)
+{
+	u32 room = size;
+	int i, len;
+	void *buf;
+
+	for (i = 0; parts && i < AIFS_MSG_MAX_PARTS; i++)
+		room += parts[i].len;
+	buf = malloc(room);
+	if (!buf)
+		return -ENOMEM;
+	len = aifs_msg_encode(req->opcode, true, buf, room, fixed, size, parts);
+	if (len < 0) {
+		free(buf);
+		return len;
+	}
+	free(req->reply);
+	req->reply = buf;
+	req->reply_len = len;
+	return 0;
+}

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Extended attributes, kept as (ino, name) -> value.  The namespaces and
+ * who may use them, as in Linux: user. (regular files and directories;
+ * read and write access), trusted. (root only, hidden from others'
+ * lists), security. and system.posix_acl_access/default (anyone reads,
+ * the owner or root writes).  ACLs are stored as the client sends them:
+ * the client's kernel interprets them and keeps the mode in step.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mds.h"
+
+enum xattr_ns {
+	XATTR_USER,
+	XATTR_TRUSTED,
+	XATTR_SECURITY,
+	XATTR_ACL,
+};
+
+static const struct {
+	const char *prefix;
+	enum xattr_ns ns;
+	bool whole;		/* the name is the prefix itself */
+} xattr_names[] = {
+	{ "user.", XATTR_USER, false },
+	{ "trusted.", XATTR_TRUSTED, false },
+	{ "security.", XATTR_SECURITY, false },
+	{ "system.posix_acl_access", XATTR_ACL, true },
+	{ "system.posix_acl_default", XATTR_ACL, true },
+};
+
+static int xattr_namespace(const struct aifs_span *name, enum xattr_ns *ns)
+{
+	size_t i, len;
+
+	for (i = 0; i < ARRAY_SIZE(xattr_names); i++) {
+		len = strlen(xattr_names[i].prefix);
+		if (name->len < len + !xattr_names[i].whole ||
+		    (xattr_names[i].whole && name->len != len) ||
+		    memcmp(name->data, xattr_names[i].prefix, len))
+			continue;
+		*ns = xattr_names[i].ns;
+		return 0;
+	}
+	return -EOPNOTSUPP;
+}
+
+/* May @cred read (@write false) or change the xattr @name of @inode? */
+static int xattr_permission(const struct mds_cred *cred,
+			    const struct mds_inode *inode,
+			    const struct aifs_span *name, bool write)
+{
+	enum xattr_ns ns;
+	int err;
+
+	err = xattr_namespace(name, &ns);
+	if (err)
+		return err;
+	switch (ns) {
+	case XATTR_USER:
+		if (!S_ISREG(inode->mode) && !S_ISDIR(inode->mode))
+			return write ? -EPERM : -ENODATA;
+		return mds_permission(cred, inode,
+				      write ? MDS_MAY_WRITE : MDS_MAY_READ);
+	case XATTR_TRUSTED:
+		return cred->uid ? -EPERM : 0;
+	default:
+		return !write || mds_is_owner(cred, inode) ? 0 : -EPERM;
+	}
+}
+
+/* Load the inode of @in_ino and check access to @name. */
+static int xattr_inode(struct mds_txn *t, const struct aifs_cred *wcred,
+		       __le64 ino, const struct aifs_span *name, bool write,
+		       struct mds_inode *inode)
+{
+	struct mds_cred cred;
+	int err;
+
+	mds_cred_from_wire(&cred, wcred);
+	err = mds_inode_get(t, le64_to_cpu(ino), inode);
+	return err ? err : xattr_permission(&cred, inode, name, write);
+}
+
+static int getxattr(struct mds_txn *t, const struct aifs_getxattr_req *in,
+		    const struct aifs_span *name, struct aifs_request *req)
+{
+	struct aifs_xattr_rep rep = { 0 };
+	struct aifs_span value = { NULL, 0 };
+	u32 room = le32_to_cpu(in->size);
+	struct mds_inode inode;
+	struct mds_key key;
+	MDB_val v;
+	int err;
+
+	err = xattr_inode(t, &in->cred, in->ino, name, false, &inode);
+	if (err)
+		return err;
+	mds_key_name(&key, inode.ino, name->data, name->len);
+	err = mds_db_get(t, MDS_DB_XATTRS, key.bytes, key.len, &v);
+	if (err)
+		return err == -ENOENT ? -ENODATA : err;
+	rep.size = cpu_to_le32(v.mv_size);
+	if (room && room < v.mv_size)
+		return -ERANGE;
+	if (room)
+		value = (struct aifs_span){ v.mv_data, v.mv_size };
+	return mds_reply(req, &rep, sizeof(rep), &value);
+}
+
+int mds_handle_getxattr(struct aifs_request *req)
+{
+	struct aifs_span name[AIFS_MSG_MAX_PARTS];
+	struct aifs_getxattr_req in;
+	struct mds_txn t;
+	int err;
+
+	err = mds_decode(req, &in, sizeof(in), name);
+	if (!err)
+		err = mds_read_begin(req->data, &t);
+	if (err)
+		return err;
+	err = getxattr(&t, &in, name, req);
+	mds_read_end(&t);
+	return err;
+}
+
+/* The names of @ino that @cred may see, NUL-terminated, into @list. */
+static int listxattr_fill(struct mds_txn *t, const struct mds_cred *cred,
+			  u64 ino, char *list, u32 *len)
+{
+	struct mds_key prefix;
+	MDB_cursor *cur;
+	MDB_val k, v;
+	int rc, err;
+
+	err = mds_db_cursor(t, MDS_DB_XATTRS, &cur);
+	if (err)
+		return err;
+	mds_key_name(&prefix, ino, NULL, 0);
+	k = (MDB_val){ .mv_size = prefix.len, .mv_data = prefix.bytes };
+	*len = 0;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	     !rc && mds_key_id(&k) == ino;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		size_t n = k.mv_size - 8;
+
+		if (cred->uid && n >= 8 && !memcmp((u8 *)k.mv_data + 8,
+						   "trusted.", 8))
+			continue;
+		if (*len + n + 1 > AIFS_XATTR_SIZE_MAX) {
+			rc = MDB_BAD_VALSIZE;
+			break;
+		}
+		memcpy(list + *len, (u8 *)k.mv_data + 8, n);
+		list[*len + n] = '\0';
+		*len += n + 1;
+	}
+	mdb_cursor_close(cur);
+	if (rc == MDB_BAD_VALSIZE)
+		return -E2BIG;
+	return rc && rc != MDB_NOTFOUND ? mds_db_errno(rc) : 0;
+}
+
+static int listxattr(struct mds_txn *t, const struct aifs_listxattr_req *in,
+		     struct aifs_request *req, char *list)
+{
+	struct aifs_xattr_rep rep = { 0 };
+	u32 room = le32_to_cpu(in->size), len;
+	struct mds_inode inode;
+	struct aifs_span part;
+	struct mds_cred cred;
+	int err;
+
+	mds_cred_from_wire(&cred, &in->cred);
+	err = mds_inode_get(t, le64_to_cpu(in->ino), &inode);
+	if (!err)
+		err = listxattr_fill(t, &cred, inode.ino, list, &len);
+	if (err)
+		return err;
+	if (room && room < len)
+		return -ERANGE;
+	rep.size = cpu_to_le32(len);
+	part = (struct aifs_span){ list, room ? len : 0 };
+	return mds_reply(req, &rep, sizeof(rep), &part);
+}
+
+int mds_handle_listxattr(struct aifs_request *req)
+{
+	struct aifs_listxattr_req in;
+	struct mds_txn t;
+	char *list;
+	int err;
+
+	err = mds_decode(req, &in, sizeof(in), NULL);
+	if (err)
+		return err;
+	list = malloc(AIFS_XATTR_SIZE_MAX);
+	if (!list)
+		return -ENOMEM;
+	err = mds_read_begin(req->data, &t);
+	if (!err) {
+		err = listxattr(&t, &in, req, list);
+		mds_read_end(&t);
+	}
+	free(list);
+	return err;
+}
+
+static int setxattr(struct mds_txn *t, const struct aifs_setxattr_req *in,
+		    const struct aifs_span *parts, struct mds_inode *inode)
+{
+	u32 flags = le32_to_cpu(in->flags);
+	struct mds_key key;
+	MDB_val v;
+	int err;
+
+	err = xattr_inode(t, &in->cred, in->ino, &parts[0], true, inode);
+	if (err)
+		return err;
+	mds_key_name(&key, inode->ino, parts[0].data, parts[0].len);
+	err = mds_db_get(t, MDS_DB_XATTRS, key.bytes, key.len, &v);
+	if (err && err != -ENOENT)
+		return err;
+	if (!err && (flags & AIFS_XATTR_CREATE))
+		return -EEXIST;
+	if (err && (flags & AIFS_XATTR_REPLACE))
+		return -ENODATA;
+	err = mds_db_put(t, MDS_DB_XATTRS, key.bytes, key.len, parts[1].data,
+			 parts[1].len, 0);
+	if (err)
+		return err;
+	mds_inode_touch(t, inode, MDS_CTIME);
+	return mds_inode_put(t, inode);
+}
+
+static int apply_setxattr(struct mds_txn *t, struct mds_op *op)
+{
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
+	struct aifs_setxattr_req in;
+	struct mds_inode inode;
+	int err;
+
+	err = mds_decode(op->req, &in, sizeof(in), parts);
+	if (!err)
+		err = setxattr(t, &in, parts, &inode);
+	return err ? err : mds_reply_attr(op->req, &inode);
+}
+
+int mds_handle_setxattr(struct aifs_request *req)
+{
+	return mds_write(req, apply_setxattr);
+}
+
+static int apply_removexattr(struct mds_txn *t, struct mds_op *op)
+{
+	struct aifs_span name[AIFS_MSG_MAX_PARTS];
+	struct aifs_name_req in;
+	struct mds_inode inode;
+	struct mds_key key;
+	int err;
+
+	err = mds_decode(op->req, &in, sizeof(in), name);
+	if (!err)
+		err = xattr_inode(t, &in.cred, in.ino, name, true, &inode);
+	if (err)
+		return err;
+	mds_key_name(&key, inode.ino, name->data, name->len);
+	err = mds_db_del(t, MDS_DB_XATTRS, key.bytes, key.len);
+	if (err)
+		return err == -ENOENT ? -ENODATA : err;
+	mds_inode_touch(t, &inode, MDS_CTIME);
+	err = mds_inode_put(t, &inode);
+	return err ? err : mds_reply_attr(op->req, &inode);
+}
+
+int mds_handle_removexattr(struct aifs_request *req)
+{
+	return mds_write(req, apply_removexattr);
+}

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The shared part of the aifs-ds tests (see ds-harness.h).
+ * AIFS_SERVER_WRAPPER (e.g. "valgrind -q --error-exitcode=99") runs the
+ * servers under that command.
+ */
+#include <fcntl.h>
+#include <glob.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ds-harness.h"
+
+#define DS_SECRET	"test-secret-of-the-aifs-cluster"
+#define DS_CALL_MS	20000
+
+struct ds_proc ds_procs[DS_TEST_MAX];
+int ds_failures;
+static int ds_nr;
+
+void ds_sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static void ds_die(const char *what)
+{
+	printf("FAIL: %s\n", what);
+	exit(1);
+}
+
+static void ds_write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		ds_die(path);
+	chmod(path, mode);
+}
+
+/* A port free right now (the servers need each other's before starting). */
+static void ds_free_port(char *port, size_t size)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) ||
+	    getsockname(fd, (struct sockaddr *)&sin, &len))
+		ds_die("no free port");
+	snprintf(port, size, "%u", ntohs(sin.sin_port));
+	close(fd);
+}
+
+static void ds_cleanup(void)
+{
+	char cmd[128];
+	int i;
+
+	for (i = 0; i < ds_nr; i++) {
+		if (ds_procs[i].conn)
+			aifs_close(ds_procs[i].conn);
+		ds_procs[i].conn = NULL;
+		if (ds_procs[i].pid > 0) {
+			kill(ds_procs[i].pid, SIGKILL);
+			waitpid(ds_procs[i].pid, NULL, 0);
+		}
+		ds_procs[i].pid = 0;
+		if (getenv("AIFS_KEEP_TEST_DIRS"))
+			continue;
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", ds_procs[i].dir);
+		if (system(cmd))
+			printf("cannot remove %s\n", ds_procs[i].dir);
+	}
+}
+
+static void ds_write_conf(struct ds_proc *p, const char *extra_conf)
+{
+	char conf[8192], peers[1024] = "", path[128];
+	int i, n = 0;
+
+	for (i = 0; i < ds_nr; i++)
+		if (&ds_procs[i] != p)
+			n += snprintf(peers + n, sizeof(peers) - n,
+				      "%s%d=127.0.0.1:%s", n ? "," : "",
+				      ds_procs[i].id, ds_procs[i].port);
+	snprintf(conf, sizeof(conf),
+		 "listen_address = 127.0.0.1\nlisten_port = %s\n"
+		 "secret_file = %s/secret\ndata_dir = %s/data\n"
+		 "fs_uuid = " DS_TEST_FS_UUID "\nds_id = %d\npeers = %s\n"
+		 "worker_threads = 4\nio_timeout = 5\n"
+		 "replica_timeout_ms = 3000\npeer_retry_ms = 200\n%s",
+		 p->port, p->dir, p->dir, p->id, n ? peers : "none",
+		 extra_conf ? extra_conf : "");
+	snprintf(path, sizeof(path), "%s/ds.conf", p->dir);
+	ds_write_file(path, conf, 0644);
+}
+
+void ds_setup(int n, const char *extra_conf)
+{
+	char path[128];
+	int i;
+
+	atexit(ds_cleanup);
+	ds_nr = n;
+	for (i = 0; i < n; i++) {
+		ds_procs[i].id = i + 1;
+		snprintf(ds_procs[i].dir, sizeof(ds_procs[i].dir),
+			 "/tmp/aifs-ds-test-XXXXXX");
+		if (!mkdtemp(ds_procs[i].dir))
+			ds_die("mkdtemp");
+		ds_free_port(ds_procs[i].port, sizeof(ds_procs[i].port));
+		snprintf(path, sizeof(path), "%s/secret", ds_procs[i].dir);
+		ds_write_file(path, DS_SECRET "\n", 0600);
+	}
+	for (i = 0; i < n; i++) {
+		ds_write_conf(&ds_procs[i], extra_conf);
+		ds_start(&ds_procs[i]);
+	}
+}
+
+static bool ds_log_has(const char *path, const char *what)
+{
+	char line[512];
+	bool found = false;
+	FILE *log = fopen(path, "r");
+
+	while (log && !found && fgets(line, sizeof(line), log))
+		found = strstr(line, what);
+	if (log)
+		fclose(log);
+	return found;
+}
+
+void ds_start(struct ds_proc *p)
+{
+	const char *wrapper = getenv("AIFS_SERVER_WRAPPER");
+	const char *build = getenv("AIFS_BUILD");
+	char log[128], cmd[1024];
+	int i, fd;
+
+	snprintf(log, sizeof(log), "%s/ds.log", p->dir);
+	unlink(log);
+	p->pid = fork();
+	if (p->pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		snprintf(cmd, sizeof(cmd), "exec %s %s/bin/aifs-ds -c %s/ds.conf",
+			 wrapper ? wrapper : "", build ? build : "build",
+			 p->dir);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 400; i++) {
+		if (ds_log_has(log, "listening on"))
+			return;
+		if (waitpid(p->pid, NULL, WNOHANG) == p->pid)
+			break;
+		ds_sleep_ms(25);
+	}
+	snprintf(cmd, sizeof(cmd), "cat %s", log);
+	if (system(cmd))
+		printf("(no log)\n");
+	ds_die("aifs-ds did not start");
+}
+
+/* Stop with @sig; SIGTERM must end it promptly with status 0. */
+void ds_stop(struct ds_proc *p, int sig)
+{
+	int status = -1, i;
+
+	if (p->conn)
+		aifs_close(p->conn);
+	p->conn = NULL;
+	kill(p->pid, sig);
+	for (i = 0; i < 400 && waitpid(p->pid, &status, WNOHANG) == 0; i++)
+		ds_sleep_ms(25);
+	if (i == 400) {
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, &status, 0);
+	}
+	if (sig == SIGTERM)
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "ds %d: SIGTERM gave status %#x", p->id, status);
+	p->pid = 0;
+}
+
+void ds_connect(struct ds_proc *p)
+{
+	struct aifs_secret secret = { .len = strlen(DS_SECRET) };
+	struct aifs_connect_opts opts = {
+		.host = "127.0.0.1", .port = p->port, .secret = &secret,
+		.role = AIFS_ROLE_CLIENT,
+	};
+
+	memcpy(secret.key, DS_SECRET, secret.len);
+	if (p->conn)
+		aifs_close(p->conn);
+	p->conn = NULL;
+	if (aifs_connect(&opts, &p->conn))
+		ds_die("cannot connect to aifs-ds");
+}
+
+int ds_finish(void)
+{
+	printf("%s: %d failures\n", ds_failures ? "FAIL" : "ok", ds_failures);
+	return ds_failures ? 1 : 0;
+}
+
+static int ds_uuid_bytes(const char *s, u8 uuid[16])
+{
+	unsigned int byte;
+	int i;
+
+	for (i = 0; i < 16; i++, s += 2) {
+		if (*s == '-')
+			s++;
+		if (sscanf(s, "%2x", &byte) != 1)
+			return -EINVAL;
+		uuid[i] = byte;
+	}
+	return 0;
+}
+
+void ds_chunk_id(struct aifs_chunk_id *id, u64 ino, u32 index)
+{
+	memset(id, 0, sizeof(*id));
+	if (ds_uuid_bytes(DS_TEST_FS_UUID, id->fs_uuid))
+		ds_die("test uuid");
+	id->ino = cpu_to_le64(ino);
+	id->index = cpu_to_le32(index);
+}
+
+int ds_request(struct ds_proc *p, u16 opcode, const void *req, u32 len,
+	       struct aifs_reply *reply)
+{
+	struct iovec iov = { (void *)req, len };
+
+	if (!p->conn)
+		ds_connect(p);
+	*reply = (struct aifs_reply){ 0 };
+	return aifs_call(p->conn, opcode, &iov, 1, reply, DS_CALL_MS);
+}
+
+int ds_write(struct ds_proc *p, u64 ino, u32 index, u32 offset,
+	     const void *data, u32 len, const u32 *replicas, int nr,
+	     u64 *version)
+{
+	struct aifs_chunk_write_req req = {
+		.offset = cpu_to_le32(offset),
+		.chunk_size = cpu_to_le32(DS_TEST_CHUNK),
+		.nr_replicas = cpu_to_le16(nr),
+	};
+	struct aifs_span part = { NULL, len };
+	struct aifs_reply reply = { 0 };
+	struct aifs_chunk_rep rep;
+	u8 head[AIFS_CHUNK_WRITE_REQ_SIZE];
+	struct iovec iov[2];
+	int i, err;
+
+	ds_chunk_id(&req.id, ino, index);
+	for (i = 0; i < nr; i++)
+		req.replicas[i] = cpu_to_le32(replicas[i]);
+	err = aifs_encode_chunk_write_req(head, sizeof(head), &req, &part);
+	if (err < 0)
+		return err;
+	iov[0] = (struct iovec){ head, sizeof(head) };
+	iov[1] = (struct iovec){ (void *)data, len };
+	if (!p->conn)
+		ds_connect(p);
+	err = aifs_call(p->conn, AIFS_OP_CHUNK_WRITE, iov, 2, &reply,
+			DS_CALL_MS);
+	if (!err && reply.status)
+		err = -(int)reply.status;
+	if (!err)
+		err = aifs_decode_chunk_write_rep(reply.payload, reply.len,
+						  &rep, NULL);
+	if (!err && version)
+		*version = le64_to_cpu(rep.version);
+	aifs_reply_free(&reply);
+	return err;
+}
+
+int ds_read(struct ds_proc *p, u64 ino, u32 index, u32 offset, u32 len,
+	    u64 min_version, void *buf, u32 *data_len, u64 *version)
+{
+	struct aifs_chunk_read_req req = {
+		.version = cpu_to_le64(min_version),
+		.offset = cpu_to_le32(offset),
+		.length = cpu_to_le32(len),
+	};
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
+	struct aifs_chunk_read_rep rep;
+	struct aifs_reply reply;
+	int err;
+
+	ds_chunk_id(&req.id, ino, index);
+	err = ds_request(p, AIFS_OP_CHUNK_READ, &req, sizeof(req), &reply);
+	if (!err && reply.status)
+		err = -(int)reply.status;
+	if (!err)
+		err = aifs_decode_chunk_read_rep(reply.payload, reply.len, &rep,
+						 parts);
+	if (!err && parts[0].len > len)
+		err = -EBADMSG;
+	if (!err) {
+		memcpy(buf, parts[0].data, parts[0].len);
+		*data_len = parts[0].len;
+		if (version)
+			*version = le64_to_cpu(rep.version);
+	}
+	aifs_reply_free(&reply);
+	return err;
+}
+
+void ds_fill(void *buf, u32 len, u32 seed)
+{
+	u8 *p = buf;
+	u32 x = seed * 2654435761U + 1, i;
+
+	for (i = 0; i < len; i++) {
+		x = x * 1103515245U + 12345U;
+		p[i] = x >> 16;
+	}
+}
+
+int ds_chunk_file(struct ds_proc *p, u64 ino, u32 index, char *path,
+		  size_t size)
+{
+	char pattern[256];
+	glob_t g;
+	int err;
+
+	snprintf(pattern, sizeof(pattern), "%s/data/chunks/*/*/%016llx.%08x.00",
+		 p->dir, (unsigned long long)ino, index);
+	err = glob(pattern, 0, NULL, &g);
+	if (!err && g.gl_pathc == 1)
+		snprintf(path, size, "%s", g.gl_pathv[0]);
+	else
+		err = -ENOENT;
+	globfree(&g);
+	return err;
+}
