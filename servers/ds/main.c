@@ -117,38 +117,49 @@ static int ds_serve(struct ds *ds)
 	return err;
 }
 
-int main(int argc, char **argv)
+/* What main() hands ds_main() through aifs_server_main(). */
+struct ds_start {
+	struct ds ds;
+	bool format;
+};
+
+static int ds_main(void *data)
 {
-	static struct ds ds;
-	bool format = false;
+	struct ds_start *start = data;
+	struct ds *ds = &start->ds;
 	int err;
 
-	aifs_log_setup("aifs-ds", AIFS_LOG_INFO);
-	if (ds_own_args(&argc, argv, &format)) {
+	if (start->format) {
+		err = ds_identity_format(ds);
+		if (ds->lock_fd >= 0)
+			close(ds->lock_fd);
+		return err ? EXIT_FAILURE : EXIT_SUCCESS;
+	}
+	err = ds_init(ds);
+	if (!err)
+		err = ds_serve(ds);
+	else
+		aifs_err("cannot start: %s", strerror(-err));
+	ds_exit(ds);
+	return err ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+	static struct ds_start start;
+	const struct aifs_server_program ds_program = {
+		.name = "aifs-ds",
+		.config_path = DS_CONFIG_PATH,
+		.settings = ds_settings,
+		.config = &start.ds.cfg,
+		.server = &start.ds.cfg.server,
+		.main = ds_main,
+		.data = &start,
+	};
+
+	if (ds_own_args(&argc, argv, &start.format)) {
 		ds_usage(argv[0]);
 		return EXIT_SUCCESS;
 	}
-	switch (aifs_config_from_args(argc, argv, DS_CONFIG_PATH, ds_settings,
-				      &ds.cfg)) {
-	case AIFS_CONFIG_RUN:
-		break;
-	case AIFS_CONFIG_DONE:
-		return EXIT_SUCCESS;
-	default:
-		return EXIT_FAILURE;
-	}
-	aifs_log_setup("aifs-ds", ds.cfg.server.log_level);
-	if (format) {
-		err = ds_identity_format(&ds);
-		if (ds.lock_fd >= 0)
-			close(ds.lock_fd);
-		return err ? EXIT_FAILURE : EXIT_SUCCESS;
-	}
-	err = ds_init(&ds);
-	if (!err)
-		err = ds_serve(&ds);
-	else
-		aifs_err("cannot start: %s", strerror(-err));
-	ds_exit(&ds);
-	return err ? EXIT_FAILURE : EXIT_SUCCESS;
+	return aifs_server_main(argc, argv, &ds_program);
 }

@@ -169,14 +169,23 @@ static int mds_serve(struct mds *mds)
 	return err;
 }
 
-static int mds_main(struct mds *mds, enum mds_mode mode)
+/* What main() hands mds_main() through aifs_server_main(). */
+struct mds_start {
+	struct mds_config cfg;
+	struct mds mds;
+	enum mds_mode mode;
+};
+
+static int mds_main(void *data)
 {
+	struct mds_start *start = data;
+	struct mds *mds = &start->mds;
 	int err;
 
-	err = mds_db_open(mds, mode == MDS_FORMAT);
+	err = mds_db_open(mds, start->mode == MDS_FORMAT);
 	if (err)
 		return EXIT_FAILURE;
-	switch (mode) {
+	switch (start->mode) {
 	case MDS_FORMAT:
 		err = mds_db_format(mds);
 		if (!err)
@@ -199,22 +208,18 @@ static int mds_main(struct mds *mds, enum mds_mode mode)
 
 int main(int argc, char **argv)
 {
-	struct mds_config cfg;
-	struct mds mds = { .cfg = &cfg };
-	enum mds_mode mode;
+	struct mds_start start = { .mds.cfg = &start.cfg };
+	const struct aifs_server_program mds_program = {
+		.name = "aifs-mds",
+		.config_path = MDS_CONFIG_PATH,
+		.settings = mds_settings,
+		.config = &start.cfg,
+		.server = &start.cfg.server,
+		.main = mds_main,
+		.data = &start,
+	};
 
-	aifs_log_setup("aifs-mds", AIFS_LOG_INFO);
-	if (mds_args(&argc, argv, &mode))
+	if (mds_args(&argc, argv, &start.mode))
 		return EXIT_SUCCESS;
-	switch (aifs_config_from_args(argc, argv, MDS_CONFIG_PATH, mds_settings,
-				      &cfg)) {
-	case AIFS_CONFIG_RUN:
-		break;
-	case AIFS_CONFIG_DONE:
-		return EXIT_SUCCESS;
-	default:
-		return EXIT_FAILURE;
-	}
-	aifs_log_setup("aifs-mds", cfg.server.log_level);
-	return mds_main(&mds, mode);
+	return aifs_server_main(argc, argv, &mds_program);
 }

@@ -39,30 +39,37 @@ static int echo_slow_ping(struct aifs_request *req)
 	return 0;
 }
 
+/* With ping_on_worker, PING through the worker pool. */
+static int echo_setup(struct aifs_server *srv, void *data)
+{
+	const struct echo_config *cfg = data;
+
+	if (!cfg->ping_on_worker)
+		return 0;
+	return aifs_server_register(srv, AIFS_OP_PING, echo_slow_ping,
+				    AIFS_HANDLER_BLOCKING);
+}
+
+static int echo_main(void *data)
+{
+	struct echo_config *cfg = data;
+
+	return aifs_server_serve(&cfg->server, cfg, echo_setup) ?
+		EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
 	struct echo_config cfg;
-	struct aifs_server *srv;
-	int err;
+	const struct aifs_server_program echo = {
+		.name = "aifs-echo-server",
+		.config_path = "/etc/aifs/echo.conf",
+		.settings = echo_settings,
+		.config = &cfg,
+		.server = &cfg.server,
+		.main = echo_main,
+		.data = &cfg,
+	};
 
-	aifs_log_setup("aifs-echo-server", AIFS_LOG_INFO);
-	switch (aifs_config_from_args(argc, argv, "/etc/aifs/echo.conf",
-				      echo_settings, &cfg)) {
-	case AIFS_CONFIG_RUN:
-		break;
-	case AIFS_CONFIG_DONE:
-		return EXIT_SUCCESS;
-	default:
-		return EXIT_FAILURE;
-	}
-	aifs_log_setup("aifs-echo-server", cfg.server.log_level);
-	if (aifs_server_create(&cfg.server, &cfg, &srv))
-		return EXIT_FAILURE;
-	err = cfg.ping_on_worker ?
-		aifs_server_register(srv, AIFS_OP_PING, echo_slow_ping,
-				     AIFS_HANDLER_BLOCKING) : 0;
-	if (!err)
-		err = aifs_server_run(srv);
-	aifs_server_destroy(srv);
-	return err ? EXIT_FAILURE : EXIT_SUCCESS;
+	return aifs_server_main(argc, argv, &echo);
 }

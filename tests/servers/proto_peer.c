@@ -911,11 +911,12 @@ static const struct peer_op peer_ops[] = {
 };
 #undef B
 
-static int peer_register_all(struct aifs_server *srv)
+static int peer_register_all(struct aifs_server *srv, void *data)
 {
 	u16 op;
 	int err;
 
+	(void)data;
 	for (op = 0; op < ARRAY_SIZE(peer_ops); op++) {
 		if (!peer_ops[op].fn)
 			continue;
@@ -936,31 +937,30 @@ static const struct aifs_setting peer_settings[] = {
 	{ 0 }
 };
 
-int main(int argc, char **argv)
+static int peer_main(void *data)
 {
-	struct peer_config cfg;
+	struct peer_config *cfg = data;
 	struct peer peer = { .lock = PTHREAD_MUTEX_INITIALIZER };
-	struct aifs_server *srv;
 	int err;
 
-	aifs_log_setup("aifs-proto-peer", AIFS_LOG_INFO);
-	switch (aifs_config_from_args(argc, argv, "/etc/aifs/proto-peer.conf",
-				      peer_settings, &cfg)) {
-	case AIFS_CONFIG_RUN:
-		break;
-	case AIFS_CONFIG_DONE:
-		return EXIT_SUCCESS;
-	default:
-		return EXIT_FAILURE;
-	}
-	aifs_log_setup("aifs-proto-peer", cfg.server.log_level);
-	if (aifs_server_create(&cfg.server, &peer, &srv))
-		return EXIT_FAILURE;
-	err = peer_register_all(srv);
-	if (!err)
-		err = aifs_server_run(srv);
-	aifs_server_destroy(srv);
+	err = aifs_server_serve(&cfg->server, &peer, peer_register_all);
 	while (peer.items)
 		peer_del(&peer.items);
 	return err ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+	struct peer_config cfg;
+	const struct aifs_server_program peer = {
+		.name = "aifs-proto-peer",
+		.config_path = "/etc/aifs/proto-peer.conf",
+		.settings = peer_settings,
+		.config = &cfg,
+		.server = &cfg.server,
+		.main = peer_main,
+		.data = &cfg,
+	};
+
+	return aifs_server_main(argc, argv, &peer);
 }

@@ -7,9 +7,8 @@
  *
  * A server:
  *
- *	aifs_log_setup("aifs-mds", AIFS_LOG_INFO);
- *	switch (aifs_config_from_args(argc, argv, "/etc/aifs/mds.conf",
- *				      mds_settings, &cfg)) { ... }
+ *	main():	return aifs_server_main(argc, argv, &mds_program);
+ *	then, in mds_program.main:
  *	aifs_server_create(&cfg.server, mds, &srv);
  *	aifs_server_register(srv, AIFS_OP_LOOKUP, mds_lookup,
  *			     AIFS_HANDLER_BLOCKING);
@@ -145,5 +144,47 @@ typedef void aifs_session_end_fn(void *data, u64 session_id);
 
 void aifs_server_on_session_end(struct aifs_server *srv,
 				aifs_session_end_fn *fn);
+
+/**
+ * struct aifs_server_program - a server's main(), for aifs_server_main()
+ * @name:        the program as the log names it ("aifs-mds")
+ * @config_path: the config file read when the command line has no -c FILE
+ * @settings:    the setting table that fills @config
+ * @config:      the server's config struct
+ * @server:      the struct aifs_server_config inside @config
+ * @main:        the server's work, with @data, once the config is read;
+ *               returns the exit status of the process
+ * @data:        for @main
+ */
+struct aifs_server_program {
+	const char *name;
+	const char *config_path;
+	const struct aifs_setting *settings;
+	void *config;
+	const struct aifs_server_config *server;
+	int (*main)(void *data);
+	void *data;
+};
+
+/*
+ * The start of every server: log as @prog->name (at info), read the
+ * config from the command line (-c FILE, --print-config: see
+ * aifs_config_from_args()), log at its log_level, then run @prog->main.
+ * Returns the exit status: @prog->main's, EXIT_SUCCESS when the command
+ * line only asked for the config, EXIT_FAILURE when it could not be read.
+ */
+int aifs_server_main(int argc, char **argv,
+		     const struct aifs_server_program *prog);
+
+/* Register @srv's handlers for @data: 0 or a negative errno. */
+typedef int aifs_server_setup_fn(struct aifs_server *srv, void *data);
+
+/*
+ * A server with nothing to start beside the runtime: create it on @cfg
+ * for @data, @setup it, run it until SIGTERM or SIGINT and destroy it.
+ * Returns 0 or a negative errno (logged by the runtime).
+ */
+int aifs_server_serve(const struct aifs_server_config *cfg, void *data,
+		      aifs_server_setup_fn *setup);
 
 #endif /* AIFS_SERVER_H */
