@@ -58,7 +58,7 @@ $(BIN)/aifs-ds: $(DS_SRCS:%.c=$(BUILD)/obj/%.o) $(SERVER_LINK)
 # aifs-mds, the metadata server (Documentation/mds.md).
 MDS_SRCS := $(addprefix servers/mds/,main.c db.c reply.c perm.c inode.c \
 	dir.c namei.c rename.c xattr.c open.c layout.c clustermap.c writer.c \
-	replycache.c check.c)
+	replycache.c check.c chunkq.c)
 USER_PROGS += $(BIN)/aifs-mds
 
 $(MDS_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBSERVER_CFLAGS)
@@ -99,6 +99,17 @@ $(BUILD)/obj/bench/ds-load.o: private USER_CFLAGS += $(LIBAIFS_CFLAGS)
 USER_PROGS += $(BIN)/aifs-mds-bench
 
 $(BIN)/aifs-mds-bench: $(BUILD)/obj/bench/mds_bench.o $(MDS_HARNESS) \
+		$(LIBAIFS) $(LIBPROTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS)
+
+# The tests of aifs-mds and aifs-ds together (tests/servers/cluster-*.c).
+CLUSTER_TESTS := $(addprefix $(SERVER_TEST_DIR)/,cluster-chunkq)
+USER_PROGS += $(CLUSTER_TESTS)
+
+$(CLUSTER_TESTS): $(SERVER_TEST_DIR)/%: $(BUILD)/obj/tests/servers/%.o \
+		$(BUILD)/obj/tests/servers/cluster-harness.o \
+		$(BUILD)/obj/tests/servers/ds-harness.o $(MDS_HARNESS) \
 		$(LIBAIFS) $(LIBPROTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS)

@@ -154,5 +154,6 @@ int ds_statfs_register(struct aifs_server *srv);
 /* mds_link.c: registration and heartbeats */
 int ds_mds_start(struct ds *ds);
 void ds_mds_stop(struct ds *ds);
+void ds_mds_refresh(struct ds *ds);
 
 #endif /* AIFS_DS_H */

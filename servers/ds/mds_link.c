@@ -32,9 +32,10 @@ struct ds_mds_addr {
 struct ds_mds_link {
 	struct ds *ds;
 	pthread_t thread;
-	pthread_mutex_t lock;	/* protects @stop */
+	pthread_mutex_t lock;	/* protects @stop, @refresh */
 	pthread_cond_t wake;
 	bool stop;
+	bool refresh;		/* a peer is unknown: heartbeat now */
 	struct ds_mds_addr mds[DS_MDS_MAX];
 	int nr_mds;
 	struct aifs_addr self;	/* what we tell the MDS */
@@ -43,7 +44,7 @@ struct ds_mds_link {
 	u32 heartbeat_ms;
 };
 
-/* Sleep @ms unless told to stop; true when stopping. */
+/* Sleep @ms unless told to stop or refresh; true when stopping. */
 static bool ds_mds_sleep(struct ds_mds_link *l, u32 ms)
 {
 	struct timespec ts;
@@ -57,9 +58,10 @@ static bool ds_mds_sleep(struct ds_mds_link *l, u32 ms)
 		ts.tv_nsec -= 1000000000L;
 	}
 	pthread_mutex_lock(&l->lock);
-	while (!l->stop &&
+	while (!l->stop && !l->refresh &&
 	       pthread_cond_timedwait(&l->wake, &l->lock, &ts) != ETIMEDOUT)
 		;
+	l->refresh = false;
 	stop = l->stop;
 	pthread_mutex_unlock(&l->lock);
 	return stop;
@@ -300,6 +302,22 @@ static int ds_mds_self_addr(struct ds_mds_link *l)
 	}
 	freeaddrinfo(ai);
 	return 0;
+}
+
+/*
+ * A client named a replica we have not heard of: our map is behind.
+ * Heartbeat now; a newer epoch in the reply fetches the map.
+ */
+void ds_mds_refresh(struct ds *ds)
+{
+	struct ds_mds_link *l = ds->mds;
+
+	if (!l)
+		return;
+	pthread_mutex_lock(&l->lock);
+	l->refresh = true;
+	pthread_cond_signal(&l->wake);
+	pthread_mutex_unlock(&l->lock);
 }
 
 int ds_mds_start(struct ds *ds)

@@ -8,7 +8,10 @@
  * cannot be reached, breaks the connection or stays silent for
  * replica_timeout_ms is dead for this write: logged, skipped, and not
  * tried again for peer_retry_ms (so a dead peer does not cost a timeout
- * per write).  A replica answering ESTALE is behind and pulling the chunk
+ * per write).  A replica that is not in the peer table at all means our
+ * cluster map is behind (the client's is newer): the write fails with
+ * EAGAIN, never acknowledged with a copy short, and the map is fetched
+ * now.  A replica answering ESTALE is behind and pulling the chunk
  * (resync.c): it is skipped the same way.  A replica answering any other
  * error (ENOSPC, EIO) was alive and failed: the write fails with EAGAIN
  * and the client retries; versions tell the newest copy.
@@ -313,6 +316,12 @@ static int ds_forward_one(struct ds *ds, struct aifs_chunk_write_req *fwd,
 	iov[0] = (struct iovec){ head, sizeof(head) };
 	iov[1] = (struct iovec){ (void *)data, len };
 	err = ds_peer_call(ds, target, AIFS_OP_CHUNK_FORWARD, iov, 2, &reply);
+	if (err == -ENXIO) {
+		aifs_info("replica %u is not in our map yet: write refused, map refreshed",
+			  target);
+		ds_mds_refresh(ds);
+		return -EAGAIN;
+	}
 	if (err < 0) {
 		/* Said once when it goes; then it is down until retry_at. */
 		aifs_log(err == -EHOSTDOWN ? AIFS_LOG_DEBUG : AIFS_LOG_WARN,

@@ -207,6 +207,12 @@ static int map_lookup(struct mds_map *map, const u8 *uuid, u32 id,
 	return ds ? 0 : -ENOENT;
 }
 
+/* A copy of data server @id's entry; -ENOENT.  Any thread. */
+int mds_map_get_ds(struct mds *mds, u32 id, struct aifs_ds_info *info)
+{
+	return map_lookup(mds->map, NULL, id, info);
+}
+
 static int ds_register(struct mds_txn *t, const struct aifs_ds_register_req *in,
 		       struct aifs_ds_info *info)
 {

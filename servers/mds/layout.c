@@ -2,19 +2,11 @@
 /*
  * Layouts: the default of a new file system, inheritance (a directory's
  * layout is the default of what is created in it; a new file gets its
- * targets at creation), LAYOUT_GET/SET, and the queue of chunks to delete
- * or truncate that the data servers are to be told about.
+ * targets at creation) and LAYOUT_GET/SET.
  */
 #include <string.h>
 
 #include "mds.h"
-
-/* A job of the chunk queue: cut the chunks of @ino to @size bytes. */
-struct mds_chunk_job {
-	u64 ino;
-	u64 size;		/* 0 with the inode gone: delete them all */
-	struct aifs_layout layout;
-};
 
 void mds_layout_default(const struct mds_config *cfg,
 			struct aifs_layout *layout)
@@ -66,29 +58,6 @@ int mds_layout_assign(struct mds_txn *t, struct aifs_layout *layout)
 		return 0;
 	err = layout_pick(t, layout);
 	return err == -ENOSPC ? 0 : err;
-}
-
-/* Tell the data servers (through the queue) to cut @inode to @size. */
-int mds_chunks_queue(struct mds_txn *t, const struct mds_inode *inode,
-		     u64 size)
-{
-	struct mds_super *sb = &t->mds->super;
-	int err;
-	struct mds_chunk_job job = {
-		.ino = inode->ino,
-		.size = size,
-		.layout = inode->layout,
-	};
-
-	if (!inode->layout.target_count)
-		return 0;	/* never had a place to write to */
-	err = mds_db_put(t, MDS_DB_CHUNKQ, &sb->next_chunk_job,
-			 sizeof(sb->next_chunk_job), &job, sizeof(job), 0);
-	if (err)
-		return err;
-	sb->next_chunk_job++;
-	t->mds->super_dirty = true;
-	return 0;
 }
 
 int mds_handle_layout_get(struct aifs_request *req)

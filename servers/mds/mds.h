@@ -78,6 +78,8 @@ struct mds {
 	struct mds_writer *writer;
 	struct mds_map *map;
 	struct mds_opens *opens;
+	struct mds_drainer *drainer;
+	bool chunkq_queued;		/* the batch queued chunk jobs */
 };
 
 /* A transaction and the time of the operations it carries. */
@@ -247,10 +249,16 @@ int mds_handle_close(struct aifs_request *req);
 void mds_layout_default(const struct mds_config *cfg,
 			struct aifs_layout *layout);
 int mds_layout_assign(struct mds_txn *t, struct aifs_layout *layout);
-int mds_chunks_queue(struct mds_txn *t, const struct mds_inode *inode,
-		     u64 new_size);
 int mds_handle_layout_get(struct aifs_request *req);
 int mds_handle_layout_set(struct aifs_request *req);
+
+/* ---- chunkq.c: the chunk queue and its drainer ---- */
+
+int mds_chunks_queue(struct mds_txn *t, const struct mds_inode *inode,
+		     u64 new_size);
+void mds_drain_kick(struct mds *mds);
+int mds_drain_start(struct mds *mds);
+void mds_drain_stop(struct mds *mds);
 
 /* ---- clustermap.c: data servers ---- */
 
@@ -258,6 +266,7 @@ int mds_map_load(struct mds *mds);
 void mds_map_destroy(struct mds *mds);
 int mds_map_pick(struct mds *mds, u32 *ids, unsigned int n);
 bool mds_map_known(struct mds *mds, u32 id);
+int mds_map_get_ds(struct mds *mds, u32 id, struct aifs_ds_info *info);
 int mds_map_expire(struct mds_txn *t);
 int mds_handle_map_get(struct aifs_request *req);
 int mds_handle_ds_register(struct aifs_request *req);
@@ -277,6 +286,7 @@ typedef int mds_apply_fn(struct mds_txn *t, struct mds_op *op);
  * @req:   the request, or NULL for the server's own changes
  * @arg:   for @apply
  * @ret:   what @apply returned, or the cached reply's status
+ * @async: nobody waits: the writer frees the op
  * @done:  committed (or failed): the waiter may go
  */
 struct mds_op {
@@ -285,12 +295,14 @@ struct mds_op {
 	struct aifs_request *req;
 	void *arg;
 	int ret;
+	bool async;
 	bool done;
 };
 
 int mds_writer_start(struct mds *mds);
 void mds_writer_stop(struct mds *mds);
 int mds_write(struct aifs_request *req, mds_apply_fn *apply);
+int mds_write_own(struct mds *mds, mds_apply_fn *apply, void *arg);
 void mds_write_async(struct mds *mds, mds_apply_fn *apply, void *arg);
 
 /* ---- replycache.c ---- */

@@ -47,18 +47,31 @@ static void writer_queue(struct mds_writer *w, struct mds_op *op)
 	pthread_mutex_unlock(&w->lock);
 }
 
+/* Queue @op and wait for its commit. */
+static int writer_wait(struct mds_writer *w, struct mds_op *op)
+{
+	writer_queue(w, op);
+	pthread_mutex_lock(&w->lock);
+	while (!op->done)
+		pthread_cond_wait(&w->done, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+	return op->ret;
+}
+
 /* Apply @apply to @req on the writer; returns once it is committed. */
 int mds_write(struct aifs_request *req, mds_apply_fn *apply)
 {
-	struct mds_writer *w = ((struct mds *)req->data)->writer;
 	struct mds_op op = { .apply = apply, .req = req };
 
-	writer_queue(w, &op);
-	pthread_mutex_lock(&w->lock);
-	while (!op.done)
-		pthread_cond_wait(&w->done, &w->lock);
-	pthread_mutex_unlock(&w->lock);
-	return op.ret;
+	return writer_wait(((struct mds *)req->data)->writer, &op);
+}
+
+/* A change of the server's own, waited for; @arg is @apply's. */
+int mds_write_own(struct mds *mds, mds_apply_fn *apply, void *arg)
+{
+	struct mds_op op = { .apply = apply, .arg = arg };
+
+	return writer_wait(mds->writer, &op);
 }
 
 /* A change of the server's own, nobody waiting; @arg is @apply's. */
@@ -72,6 +85,7 @@ void mds_write_async(struct mds *mds, mds_apply_fn *apply, void *arg)
 	}
 	op->apply = apply;
 	op->arg = arg;
+	op->async = true;
 	writer_queue(mds->writer, op);
 }
 
@@ -144,6 +158,9 @@ static void writer_commit(struct mds *mds, struct aifs_list *batch)
 		mdb_txn_abort(t.txn);
 	if (!err) {
 		aifs_server_set_map_epoch(mds->srv, mds->super.map_epoch);
+		if (mds->chunkq_queued)
+			mds_drain_kick(mds);
+		mds->chunkq_queued = false;
 		return;
 	}
 fatal:
@@ -162,13 +179,13 @@ static void writer_release(struct mds_writer *w, struct aifs_list *batch)
 	aifs_list_for_each_safe(pos, tmp, batch) {
 		op = container_of(pos, struct mds_op, link);
 		aifs_list_del(pos);
-		if (op->ret && !op->req)
+		if (op->ret && op->async)
 			aifs_err("a change of the server's own failed: %s",
 				 strerror(-op->ret));
-		if (op->req)
-			op->done = true;
-		else
+		if (op->async)
 			free(op);
+		else
+			op->done = true;
 	}
 	pthread_cond_broadcast(&w->done);
 	pthread_mutex_unlock(&w->lock);

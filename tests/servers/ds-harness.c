@@ -23,6 +23,8 @@
 struct ds_proc ds_procs[DS_TEST_MAX];
 int ds_failures;
 static int ds_nr;
+static const char *ds_mds_port;		/* registering with an MDS there */
+static const char *ds_fs_uuid = DS_TEST_FS_UUID;
 
 void ds_sleep_ms(long ms)
 {
@@ -83,26 +85,49 @@ static void ds_cleanup(void)
 	}
 }
 
-static void ds_write_conf(struct ds_proc *p, const char *extra_conf)
+/* Static: fixed ids and peers.  With an MDS: ids and peers from it. */
+static void ds_write_membership(struct ds_proc *p, char *conf, size_t size)
 {
-	char conf[8192], peers[1024] = "", path[128];
+	char peers[1024] = "";
 	int i, n = 0;
 
+	if (ds_mds_port) {
+		snprintf(conf, size, "ds_id = 0\npeers = none\n"
+			 "mds = 127.0.0.1:%s\n", ds_mds_port);
+		return;
+	}
 	for (i = 0; i < ds_nr; i++)
 		if (&ds_procs[i] != p)
 			n += snprintf(peers + n, sizeof(peers) - n,
 				      "%s%d=127.0.0.1:%s", n ? "," : "",
 				      ds_procs[i].id, ds_procs[i].port);
+	snprintf(conf, size, "ds_id = %d\npeers = %s\n", p->id,
+		 n ? peers : "none");
+}
+
+static void ds_write_conf(struct ds_proc *p, const char *extra_conf)
+{
+	char conf[8192], membership[1280], path[128];
+
+	ds_write_membership(p, membership, sizeof(membership));
 	snprintf(conf, sizeof(conf),
 		 "listen_address = 127.0.0.1\nlisten_port = %s\n"
 		 "secret_file = %s/secret\ndata_dir = %s/data\n"
-		 "fs_uuid = " DS_TEST_FS_UUID "\nds_id = %d\npeers = %s\n"
+		 "fs_uuid = %s\n%s"
 		 "worker_threads = 4\nio_timeout = 5\n"
 		 "replica_timeout_ms = 3000\npeer_retry_ms = 200\n%s",
-		 p->port, p->dir, p->dir, p->id, n ? peers : "none",
+		 p->port, p->dir, p->dir, ds_fs_uuid, membership,
 		 extra_conf ? extra_conf : "");
 	snprintf(path, sizeof(path), "%s/ds.conf", p->dir);
 	ds_write_file(path, conf, 0644);
+}
+
+void ds_setup_cluster(int n, const char *mds_port, const char *fs_uuid,
+		      const char *extra_conf)
+{
+	ds_mds_port = mds_port;
+	ds_fs_uuid = fs_uuid;
+	ds_setup(n, extra_conf);
 }
 
 void ds_setup(int n, const char *extra_conf)
@@ -236,7 +261,7 @@ static int ds_uuid_bytes(const char *s, u8 uuid[16])
 void ds_chunk_id(struct aifs_chunk_id *id, u64 ino, u32 index)
 {
 	memset(id, 0, sizeof(*id));
-	if (ds_uuid_bytes(DS_TEST_FS_UUID, id->fs_uuid))
+	if (ds_uuid_bytes(ds_fs_uuid, id->fs_uuid))
 		ds_die("test uuid");
 	id->ino = cpu_to_le64(ino);
 	id->index = cpu_to_le32(index);

@@ -38,6 +38,14 @@ extern int ds_failures;
 
 /* @n servers with ids 1..n, each knowing the others as peers. */
 void ds_setup(int n, const char *extra_conf);
+/*
+ * @n servers of the file system @fs_uuid registering with the MDS at
+ * 127.0.0.1:@mds_port, which assigns their ids (ds_procs[].id is then
+ * unknown: find a server by its port in the map) and tells them of their
+ * peers.
+ */
+void ds_setup_cluster(int n, const char *mds_port, const char *fs_uuid,
+		      const char *extra_conf);
 void ds_start(struct ds_proc *p);
 void ds_stop(struct ds_proc *p, int sig);
 void ds_connect(struct ds_proc *p);

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The chunk queue: chunks of deleted and truncated files that the data
+ * servers still hold.  A change that frees or shortens a file queues a job
+ * (table "chunkq") in its own transaction; one drainer thread sends the
+ * jobs to EVERY data server of the file's layout (all replicas) as
+ * CHUNK_DELETE and CHUNK_TRUNCATE, and removes a job, through the writer,
+ * only once every copy is done.  Both requests are idempotent (an absent
+ * chunk is done), so a job is simply sent again after a failure or a
+ * restart.
+ *
+ * A data server that is offline, unreachable or failing is left alone
+ * for a pause that doubles up to DRAIN_BACKOFF_MAX_MS; its jobs wait and
+ * those of the others go on (the drainer walks the queue from where it
+ * stopped, so blocked jobs at its head do not starve the rest).
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "mds.h"
+
+#define DRAIN_BATCH		64	/* jobs read per round */
+#define DRAIN_POLL_MS		500	/* a round at least this often */
+#define DRAIN_CALL_MS		5000	/* bound on a call to a data server */
+#define DRAIN_BACKOFF_MIN_MS	200
+#define DRAIN_BACKOFF_MAX_MS	5000
+
+/* A job of the chunk queue: cut the chunks of @ino to @size bytes. */
+struct mds_chunk_job {
+	u64 ino;
+	u64 size;		/* 0: delete them all (the inode may be gone) */
+	struct aifs_layout layout;
+};
+
+/* A data server as the drainer knows it. */
+struct drain_ds {
+	u32 id;
+	struct aifs_addr addr;		/* of @conn */
+	struct aifs_conn *conn;		/* NULL until connected */
+	u64 retry_at;			/* aifs_now_ms(): left alone before */
+	u32 backoff_ms;
+};
+
+struct mds_drainer {
+	struct mds *mds;
+	pthread_t thread;
+	pthread_mutex_t lock;		/* protects @stop, @kicked */
+	pthread_cond_t wake;
+	bool stop;
+	bool kicked;
+	struct aifs_secret secret;
+	struct drain_ds *ds;
+	unsigned int nr_ds;
+	u64 next_job;			/* where the next round starts */
+};
+
+/* Tell the data servers (through the queue) to cut @inode to @size. */
+int mds_chunks_queue(struct mds_txn *t, const struct mds_inode *inode,
+		     u64 size)
+{
+	struct mds_super *sb = &t->mds->super;
+	int err;
+	struct mds_chunk_job job = {
+		.ino = inode->ino,
+		.size = size,
+		.layout = inode->layout,
+	};
+
+	if (!inode->layout.target_count)
+		return 0;	/* never had a place to write to */
+	err = mds_db_put(t, MDS_DB_CHUNKQ, &sb->next_chunk_job,
+			 sizeof(sb->next_chunk_job), &job, sizeof(job), 0);
+	if (err)
+		return err;
+	sb->next_chunk_job++;
+	t->mds->super_dirty = true;
+	t->mds->chunkq_queued = true;
+	return 0;
+}
+
+/* New jobs are committed: start a round now.  Any thread. */
+void mds_drain_kick(struct mds *mds)
+{
+	struct mds_drainer *d = mds->drainer;
+
+	if (!d)
+		return;
+	pthread_mutex_lock(&d->lock);
+	d->kicked = true;
+	pthread_cond_signal(&d->wake);
+	pthread_mutex_unlock(&d->lock);
+}
+
+static struct drain_ds *drain_ds_get(struct mds_drainer *d, u32 id)
+{
+	struct drain_ds *grown;
+	unsigned int i;
+
+	for (i = 0; i < d->nr_ds; i++)
+		if (d->ds[i].id == id)
+			return &d->ds[i];
+	grown = realloc(d->ds, (d->nr_ds + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	d->ds = grown;
+	d->ds[d->nr_ds] = (struct drain_ds){ .id = id };
+	return &d->ds[d->nr_ds++];
+}
+
+static void drain_ds_close(struct drain_ds *ds)
+{
+	if (ds->conn)
+		aifs_close(ds->conn);
+	ds->conn = NULL;
+}
+
+/* @ds failed: leave it alone for a while, longer each time. */
+static void drain_ds_failed(struct drain_ds *ds, int err)
+{
+	if (!ds->backoff_ms)
+		aifs_warn("data server %u: %s: its chunk jobs wait", ds->id,
+			  strerror(-err));
+	drain_ds_close(ds);
+	ds->backoff_ms = ds->backoff_ms ? 2 * ds->backoff_ms :
+					  DRAIN_BACKOFF_MIN_MS;
+	if (ds->backoff_ms > DRAIN_BACKOFF_MAX_MS)
+		ds->backoff_ms = DRAIN_BACKOFF_MAX_MS;
+	ds->retry_at = aifs_now_ms() + ds->backoff_ms;
+}
+
+/* A connection to @ds at @addr (its address in the map), role MDS. */
+static int drain_connect(struct mds_drainer *d, struct drain_ds *ds,
+			 const struct aifs_addr *addr)
+{
+	char host[INET6_ADDRSTRLEN], port[8];
+	struct aifs_connect_opts opts = {
+		.host = host, .port = port, .secret = &d->secret,
+		.role = AIFS_ROLE_MDS, .timeout_ms = DRAIN_CALL_MS,
+		.call_timeout_ms = DRAIN_CALL_MS,
+	};
+	int family = le16_to_cpu(addr->family) == AIFS_AF_INET ? AF_INET :
+							       AF_INET6;
+
+	if (ds->conn && !memcmp(&ds->addr, addr, sizeof(*addr)))
+		return 0;
+	drain_ds_close(ds);	/* it moved */
+	if (!inet_ntop(family, addr->addr, host, sizeof(host)))
+		return -EINVAL;
+	snprintf(port, sizeof(port), "%u", le16_to_cpu(addr->port));
+	memcpy(opts.client_uuid, d->mds->super.uuid, 16);
+	ds->addr = *addr;
+	return aifs_connect(&opts, &ds->conn);
+}
+
+/*
+ * The data server @id, connected, in @dsp; 1 when nothing is left to do
+ * there (retired, or not in the map), -EAGAIN while it is to be left
+ * alone, or a connection error.
+ */
+static int drain_reach(struct mds_drainer *d, u32 id, struct drain_ds **dsp)
+{
+	struct aifs_ds_info info;
+	struct drain_ds *ds;
+	int err;
+
+	err = mds_map_get_ds(d->mds, id, &info);
+	if (err == -ENOENT || (!err && le32_to_cpu(info.state) ==
+				       AIFS_DS_RETIRED))
+		return 1;
+	ds = drain_ds_get(d, id);
+	if (!ds)
+		return -ENOMEM;
+	if (le32_to_cpu(info.state) == AIFS_DS_OFFLINE ||
+	    ds->retry_at > aifs_now_ms())
+		return -EAGAIN;
+	err = drain_connect(d, ds, &info.addr);
+	if (err) {
+		drain_ds_failed(ds, err);
+		return err;
+	}
+	*dsp = ds;
+	return 0;
+}
+
+static unsigned int job_width(const struct aifs_layout *layout)
+{
+	if (layout->type == AIFS_LAYOUT_EC)
+		return layout->ec_k + layout->ec_m;
+	return layout->replicas;
+}
+
+/* Whether target @t of the layout holds chunk @index (its group's). */
+static bool job_holds(const struct aifs_layout *layout, unsigned int t,
+		      u64 index)
+{
+	unsigned int width = job_width(layout);
+
+	return width && t / width == index % le16_to_cpu(layout->stripe_count);
+}
+
+/*
+ * The requests of @job for the data server that is target @t: every
+ * chunk from the first wholly past the size goes, the chunk the size
+ * ends in is cut (if this server holds it).
+ */
+static int drain_job_calls(struct mds_drainer *d, struct aifs_conn *conn,
+			   const struct mds_chunk_job *job, unsigned int t)
+{
+	u64 chunk = le32_to_cpu(job->layout.chunk_size);
+	u64 keep = (job->size + chunk - 1) / chunk;
+	struct aifs_chunk_id id = { .ino = cpu_to_le64(job->ino) };
+	struct aifs_chunk_rep rep;
+	int err;
+
+	memcpy(id.fs_uuid, d->mds->super.uuid, sizeof(id.fs_uuid));
+	if (!job->size)
+		return aifs_chunk_delete(conn, &id, AIFS_DELETE_INODE);
+	id.index = cpu_to_le32(keep);
+	err = aifs_chunk_delete(conn, &id, AIFS_DELETE_FROM);
+	if (err || !(job->size % chunk) ||
+	    !job_holds(&job->layout, t, job->size / chunk))
+		return err;
+	id.index = cpu_to_le32(job->size / chunk);
+	return aifs_chunk_truncate(conn, &id, job->size % chunk, &rep);
+}
+
+/* @job on the data server of target @t: 0 done, or why not. */
+static int drain_job_on(struct mds_drainer *d, const struct mds_chunk_job *job,
+			unsigned int t)
+{
+	u32 id = le32_to_cpu(job->layout.targets[t]);
+	struct drain_ds *ds;
+	int err;
+
+	err = drain_reach(d, id, &ds);
+	if (err)
+		return err > 0 ? 0 : err;
+	err = drain_job_calls(d, ds->conn, job, t);
+	if (err)
+		drain_ds_failed(ds, err);
+	else
+		ds->backoff_ms = 0;
+	return err;
+}
+
+/* Every copy of @job: 0 when all are done. */
+static int drain_job(struct mds_drainer *d, const struct mds_chunk_job *job)
+{
+	unsigned int t, n = le16_to_cpu(job->layout.target_count);
+	int err = 0;
+
+	if (n > AIFS_LAYOUT_MAX_TARGETS || !job->layout.chunk_size ||
+	    !job->layout.stripe_count)
+		return 0;	/* nothing a server could hold */
+	for (t = 0; t < n; t++)
+		if (drain_job_on(d, job, t))
+			err = -EAGAIN;
+	return err;
+}
+
+/* The job numbers a round finished, for the writer to remove. */
+struct drain_done {
+	u64 jobs[DRAIN_BATCH];
+	unsigned int nr;
+};
+
+static int apply_jobs_done(struct mds_txn *t, struct mds_op *op)
+{
+	struct drain_done *done = op->arg;
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < done->nr && !err; i++) {
+		err = mds_db_del(t, MDS_DB_CHUNKQ, &done->jobs[i],
+				 sizeof(done->jobs[i]));
+		if (err == -ENOENT)
+			err = 0;
+	}
+	return err;
+}
+
+/*
+ * Up to DRAIN_BATCH jobs from @d->next_job on into @jobs/@nums; the next
+ * round starts after them, or from the beginning once at the end.
+ */
+static int drain_read(struct mds_drainer *d, struct mds_chunk_job *jobs,
+		      u64 *nums)
+{
+	MDB_val k = { sizeof(d->next_job), &d->next_job }, v;
+	MDB_cursor *cur;
+	struct mds_txn t;
+	int n = 0, rc, err;
+
+	err = mds_read_begin(d->mds, &t);
+	if (err)
+		return err;
+	err = mds_db_cursor(&t, MDS_DB_CHUNKQ, &cur);
+	if (err)
+		goto out;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	     !rc && n < DRAIN_BATCH; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (v.mv_size != sizeof(*jobs) || k.mv_size != sizeof(u64))
+			continue;	/* not ours: --check reports it */
+		memcpy(&jobs[n], v.mv_data, sizeof(*jobs));
+		memcpy(&nums[n++], k.mv_data, sizeof(u64));
+	}
+	mdb_cursor_close(cur);
+	d->next_job = n == DRAIN_BATCH ? nums[n - 1] + 1 : 0;
+	err = n;
+out:
+	mds_read_end(&t);
+	return err;
+}
+
+static void drain_round(struct mds_drainer *d)
+{
+	struct mds_chunk_job jobs[DRAIN_BATCH];
+	struct drain_done done = { .nr = 0 };
+	u64 nums[DRAIN_BATCH];
+	int i, n, err;
+
+	n = drain_read(d, jobs, nums);
+	if (n < 0)
+		aifs_err("chunk queue: %s", strerror(-n));
+	for (i = 0; i < n; i++)
+		if (!drain_job(d, &jobs[i]))
+			done.jobs[done.nr++] = nums[i];
+	if (!done.nr)
+		return;
+	err = mds_write_own(d->mds, apply_jobs_done, &done);
+	if (err)
+		aifs_err("chunk queue: cannot remove done jobs: %s",
+			 strerror(-err));
+}
+
+/* Wait for a kick or DRAIN_POLL_MS; true once stopping. */
+static bool drain_wait(struct mds_drainer *d)
+{
+	struct timespec until;
+	bool stop;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += DRAIN_POLL_MS * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&d->lock);
+	while (!d->stop && !d->kicked &&
+	       pthread_cond_timedwait(&d->wake, &d->lock, &until) != ETIMEDOUT)
+		;
+	d->kicked = false;
+	stop = d->stop;
+	pthread_mutex_unlock(&d->lock);
+	return stop;
+}
+
+static void *drain_main(void *arg)
+{
+	struct mds_drainer *d = arg;
+
+	do
+		drain_round(d);
+	while (!drain_wait(d));
+	return NULL;
+}
+
+int mds_drain_start(struct mds *mds)
+{
+	struct mds_drainer *d = calloc(1, sizeof(*d));
+	pthread_condattr_t attr;
+	char why[256];
+	int err;
+
+	if (!d)
+		return -ENOMEM;
+	err = aifs_secret_load(&d->secret, mds->cfg->server.secret_file, why,
+			       sizeof(why));
+	if (err) {
+		aifs_err("%s", why);
+		free(d);
+		return err;
+	}
+	d->mds = mds;
+	pthread_mutex_init(&d->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&d->wake, &attr);
+	pthread_condattr_destroy(&attr);
+	mds->drainer = d;
+	err = -pthread_create(&d->thread, NULL, drain_main, d);
+	if (err) {
+		mds->drainer = NULL;
+		aifs_secret_wipe(&d->secret);
+		free(d);
+	}
+	return err;
+}
+
+/* Before the writer stops: the drainer's last round may still use it. */
+void mds_drain_stop(struct mds *mds)
+{
+	struct mds_drainer *d = mds->drainer;
+	unsigned int i;
+
+	if (!d)
+		return;
+	pthread_mutex_lock(&d->lock);
+	d->stop = true;
+	pthread_cond_signal(&d->wake);
+	pthread_mutex_unlock(&d->lock);
+	pthread_join(d->thread, NULL);
+	mds->drainer = NULL;
+	for (i = 0; i < d->nr_ds; i++)
+		drain_ds_close(&d->ds[i]);
+	free(d->ds);
+	aifs_secret_wipe(&d->secret);
+	pthread_cond_destroy(&d->wake);
+	pthread_mutex_destroy(&d->lock);
+	free(d);
+}

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The MDS drains its chunk queue: a real aifs-mds and three aifs-ds.
+ * Chunks written to a file's targets (the primary forwarding to the
+ * replica) go from EVERY copy when the file is unlinked; a truncate
+ * removes the chunks past the new size and cuts the one it ends in; a
+ * data server that was down during the unlink, with the MDS restarted
+ * meanwhile (the job is persisted), loses the chunks once it is back.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster-harness.h"
+
+#define WAIT_MS		20000
+
+/* A chunk on one server: its data file exists (or, @len, has @len bytes). */
+struct chunk_at {
+	struct ds_proc *p;
+	u64 ino;
+	u32 index;
+};
+
+static bool chunk_gone(void *arg)
+{
+	struct chunk_at *c = arg;
+	char path[512];
+
+	return ds_chunk_file(c->p, c->ino, c->index, path, sizeof(path)) ==
+	       -ENOENT;
+}
+
+static u32 chunk_len(struct chunk_at *c)
+{
+	static char buf[DS_TEST_CHUNK];
+	u32 len = 0;
+
+	if (ds_read(c->p, c->ino, c->index, 0, DS_TEST_CHUNK, 0, buf, &len,
+		    NULL))
+		return 0;
+	return len;
+}
+
+static bool chunk_cut(void *arg)
+{
+	return chunk_len(arg) == DS_TEST_CHUNK / 2;
+}
+
+/* Both copies of chunks [from, to) of @ino gone within WAIT_MS. */
+static void check_gone(const struct aifs_layout *l, u64 ino, u32 from,
+		       u32 to)
+{
+	struct chunk_at c = { .ino = ino };
+	u32 t;
+
+	for (t = 0; t < le16_to_cpu(l->target_count); t++) {
+		c.p = cluster_proc(le32_to_cpu(l->targets[t]));
+		for (c.index = from; c.index < to; c.index++)
+			CHECK(cluster_wait(chunk_gone, &c, WAIT_MS),
+			      "chunk %u of ino %llu still on ds %s", c.index,
+			      (unsigned long long)ino, c.p->port);
+	}
+}
+
+static void check_there(const struct aifs_layout *l, u64 ino, u32 nr)
+{
+	struct chunk_at c = { .ino = ino };
+	u32 t;
+
+	for (t = 0; t < le16_to_cpu(l->target_count); t++) {
+		c.p = cluster_proc(le32_to_cpu(l->targets[t]));
+		for (c.index = 0; c.index < nr; c.index++)
+			CHECK(!chunk_gone(&c), "chunk %u of ino %llu missing",
+			      c.index, (unsigned long long)ino);
+	}
+}
+
+static u64 file_with_chunks(const char *name, struct aifs_layout *l, u32 nr)
+{
+	struct aifs_setattr sa = { .valid = AIFS_SETATTR_SIZE };
+	struct aifs_attr attr;
+	u64 ino;
+
+	ino = cluster_create(name, l);
+	CHECK(le16_to_cpu(l->target_count) == 2, "%s: %u targets", name,
+	      le16_to_cpu(l->target_count));
+	CHECK(!cluster_write_chunks(l, ino, nr), "%s: writes", name);
+	sa.ino = ino;
+	sa.size = (u64)nr * DS_TEST_CHUNK;
+	CHECK(!aifs_setattr(cluster_conn, &cluster_cred, &sa, &attr),
+	      "%s: size", name);
+	check_there(l, ino, nr);
+	return ino;
+}
+
+static void test_unlink(void)
+{
+	struct aifs_entry_rep entry;
+	struct aifs_layout l;
+	u64 ino;
+
+	ino = file_with_chunks("unlinked", &l, 3);
+	CHECK(!aifs_unlink(cluster_conn, &cluster_cred, AIFS_ROOT_INO,
+			   "unlinked", &entry), "unlink");
+	check_gone(&l, ino, 0, 3);
+}
+
+static void test_truncate(void)
+{
+	struct aifs_setattr sa = { .valid = AIFS_SETATTR_SIZE };
+	struct chunk_at c;
+	struct aifs_attr attr;
+	struct aifs_layout l;
+	u32 t;
+
+	sa.ino = file_with_chunks("truncated", &l, 3);
+	sa.size = DS_TEST_CHUNK + DS_TEST_CHUNK / 2;
+	CHECK(!aifs_setattr(cluster_conn, &cluster_cred, &sa, &attr),
+	      "truncate");
+	check_gone(&l, sa.ino, 2, 3);
+	c.ino = sa.ino;
+	for (t = 0; t < 2; t++) {
+		c.p = cluster_proc(le32_to_cpu(l.targets[t]));
+		c.index = 1;
+		CHECK(cluster_wait(chunk_cut, &c, WAIT_MS),
+		      "chunk 1 on ds %s: %u bytes", c.p->port, chunk_len(&c));
+		c.index = 0;
+		CHECK(chunk_len(&c) == DS_TEST_CHUNK, "chunk 0 on ds %s: %u",
+		      c.p->port, chunk_len(&c));
+	}
+}
+
+/* A replica down during the unlink and the MDS restarted: still done. */
+static void test_ds_down(void)
+{
+	struct chunk_at primary, replica;
+	struct aifs_entry_rep entry;
+	struct aifs_layout l;
+	u64 ino;
+
+	ino = file_with_chunks("down", &l, 2);
+	primary = (struct chunk_at){ cluster_proc(le32_to_cpu(l.targets[0])),
+				     ino, 1 };
+	replica = (struct chunk_at){ cluster_proc(le32_to_cpu(l.targets[1])),
+				     ino, 1 };
+	ds_stop(replica.p, SIGKILL);
+	CHECK(!aifs_unlink(cluster_conn, &cluster_cred, AIFS_ROOT_INO, "down",
+			   &entry), "unlink");
+	CHECK(cluster_wait(chunk_gone, &primary, WAIT_MS),
+	      "the live copy stays");
+	CHECK(!chunk_gone(&replica), "the dead server's copy went?");
+	cluster_mds_restart();
+	ds_start(replica.p);
+	CHECK(cluster_wait(chunk_gone, &replica, WAIT_MS),
+	      "the returning server's copy stays");
+	replica.index = 0;
+	CHECK(chunk_gone(&replica), "chunk 0 stays on the returning server");
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IONBF, 0);
+	cluster_setup(3, 2000, "default_replicas = 2\n");
+	test_unlink();
+	test_truncate();
+	test_ds_down();
+	CHECK(mds_harness_run(&cluster_mds, "--check") == 0, "--check");
+	return ds_finish();
+}

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * See cluster-harness.h.  The MDS comes from mds_harness.c, the data
+ * servers from ds-harness.c (ds_setup_cluster).
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster-harness.h"
+
+#define CLUSTER_UP_MS	15000
+
+struct mds_harness cluster_mds;
+struct aifs_conn *cluster_conn;
+struct aifs_cred cluster_cred;
+
+static void cluster_die(const char *what)
+{
+	printf("FAIL: %s\n", what);
+	exit(1);
+}
+
+static void cluster_cleanup(void)
+{
+	if (cluster_conn)
+		aifs_close(cluster_conn);
+	cluster_conn = NULL;
+	mds_harness_cleanup(&cluster_mds);
+}
+
+/* The uuid the MDS's --format logged. */
+static void cluster_fs_uuid(char uuid[37])
+{
+	char path[128], line[512], *p;
+	FILE *log;
+	bool found = false;
+
+	snprintf(path, sizeof(path), "%s/mds.log", cluster_mds.dir);
+	log = fopen(path, "r");
+	while (log && !found && fgets(line, sizeof(line), log)) {
+		p = strstr(line, "formatted file system ");
+		found = p && sscanf(p, "formatted file system %36s", uuid) == 1;
+	}
+	if (log)
+		fclose(log);
+	if (!found)
+		cluster_die("no uuid in the MDS's log");
+}
+
+/* From now on the MDS listens on the port it got: a restart keeps it. */
+static void cluster_pin_port(void)
+{
+	char path[128], text[4096], *p;
+	size_t len;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/mds.conf", cluster_mds.dir);
+	f = fopen(path, "r+");
+	if (!f)
+		cluster_die(path);
+	len = fread(text, 1, sizeof(text) - 1, f);
+	text[len] = 0;
+	p = strstr(text, "listen_port = 0\n");
+	if (!p)
+		cluster_die("no listen_port in mds.conf");
+	rewind(f);
+	fprintf(f, "%.*slisten_port = %s\n%s", (int)(p - text), text,
+		cluster_mds.port, p + strlen("listen_port = 0\n"));
+	if (fclose(f))
+		cluster_die(path);
+}
+
+static void cluster_mds_connect(void)
+{
+	if (cluster_conn)
+		aifs_close(cluster_conn);
+	cluster_conn = NULL;
+	if (mds_harness_connect(&cluster_mds, &cluster_conn))
+		cluster_die("cannot connect to aifs-mds");
+}
+
+void cluster_mds_restart(void)
+{
+	if (cluster_conn)
+		aifs_close(cluster_conn);
+	cluster_conn = NULL;
+	CHECK(mds_harness_stop(&cluster_mds, SIGTERM) == 0,
+	      "the MDS did not stop cleanly");
+	if (mds_harness_start(&cluster_mds))
+		cluster_die("aifs-mds did not start again");
+	cluster_mds_connect();
+}
+
+struct up_count {
+	int want;
+};
+
+static bool all_up(void *arg)
+{
+	struct aifs_ds_info ds[DS_TEST_MAX];
+	int i, n, up = 0;
+
+	n = cluster_map(ds, NULL);
+	for (i = 0; i < n; i++)
+		up += le32_to_cpu(ds[i].state) == AIFS_DS_UP;
+	return up == ((struct up_count *)arg)->want;
+}
+
+void cluster_setup(int n, int grace_ms, const char *mds_conf)
+{
+	struct up_count up = { n };
+	char conf[1024], uuid[37];
+
+	atexit(cluster_cleanup);
+	snprintf(conf, sizeof(conf),
+		 "default_chunk_kib = %u\nheartbeat_ms = 100\n"
+		 "heartbeat_grace_ms = %d\n%s", DS_TEST_CHUNK >> 10, grace_ms,
+		 mds_conf);
+	if (mds_harness_init(&cluster_mds, conf))
+		cluster_die("aifs-mds --format failed");
+	cluster_fs_uuid(uuid);
+	if (mds_harness_start(&cluster_mds))
+		cluster_die("aifs-mds did not start");
+	cluster_pin_port();
+	cluster_mds_connect();
+	if (aifs_cred_self(&cluster_cred))
+		cluster_die("credentials");
+	ds_setup_cluster(n, cluster_mds.port, strdup(uuid), NULL);
+	if (!cluster_wait(all_up, &up, CLUSTER_UP_MS))
+		cluster_die("the data servers did not all come up");
+}
+
+int cluster_map(struct aifs_ds_info *ds, u64 *epoch)
+{
+	struct aifs_map_rep rep;
+	int err;
+
+	err = aifs_map_get(cluster_conn, 0, &rep, ds, DS_TEST_MAX);
+	if (err)
+		return err;
+	if (epoch)
+		*epoch = le64_to_cpu(rep.epoch);
+	return le32_to_cpu(rep.count);
+}
+
+bool cluster_ds_info(const struct ds_proc *p, struct aifs_ds_info *info)
+{
+	struct aifs_ds_info ds[DS_TEST_MAX];
+	int i, n;
+
+	n = cluster_map(ds, NULL);
+	for (i = 0; i < n; i++) {
+		if (le16_to_cpu(ds[i].addr.port) == atoi(p->port)) {
+			*info = ds[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+struct ds_proc *cluster_proc(u32 id)
+{
+	struct aifs_ds_info info;
+	int i;
+
+	for (i = 0; i < DS_TEST_MAX && ds_procs[i].dir[0]; i++)
+		if (cluster_ds_info(&ds_procs[i], &info) &&
+		    le32_to_cpu(info.id) == id)
+			return &ds_procs[i];
+	cluster_die("a data server of the map is none of ours");
+	return NULL;
+}
+
+bool cluster_wait(bool (*cond)(void *arg), void *arg, int ms)
+{
+	int waited;
+
+	for (waited = 0; waited < ms; waited += 50) {
+		if (cond(arg))
+			return true;
+		ds_sleep_ms(50);
+	}
+	return cond(arg);
+}
+
+u64 cluster_create(const char *name, struct aifs_layout *layout)
+{
+	struct aifs_create_rep rep;
+	struct aifs_attr attr;
+	u64 ino;
+
+	if (aifs_create(cluster_conn, &cluster_cred, AIFS_ROOT_INO, name, 0644,
+			022, AIFS_OPEN_RDWR, &rep))
+		cluster_die("create");
+	ino = le64_to_cpu(rep.open.attr.ino);
+	*layout = rep.open.layout;
+	if (aifs_release(cluster_conn, &cluster_cred, ino,
+			 le64_to_cpu(rep.open.handle), 0, NULL, &attr))
+		cluster_die("close");
+	return ino;
+}
+
+/*
+ * Chunk @index of @ino to its primary, retried while it says EAGAIN (a
+ * primary whose map does not list the replica yet refuses, as a client
+ * would retry).
+ */
+static int cluster_write_chunk(const struct aifs_layout *layout, u64 ino,
+			       u32 index)
+{
+	u32 stripes = le16_to_cpu(layout->stripe_count), replicas[8];
+	u32 width = le16_to_cpu(layout->target_count) / stripes, r;
+	u32 g = index % stripes * width;
+	static char buf[DS_TEST_CHUNK];
+	int err, tries = 0;
+
+	for (r = 1; r < width; r++)
+		replicas[r - 1] = le32_to_cpu(layout->targets[g + r]);
+	ds_fill(buf, sizeof(buf), ino * 1000 + index);
+	do {
+		if (tries)
+			ds_sleep_ms(50);
+		err = ds_write(cluster_proc(le32_to_cpu(layout->targets[g])),
+			       ino, index, 0, buf, sizeof(buf), replicas,
+			       width - 1, NULL);
+	} while (err == -EAGAIN && ++tries < 100);
+	return err;
+}
+
+int cluster_write_chunks(const struct aifs_layout *layout, u64 ino, u32 nr)
+{
+	u32 i;
+	int err = 0;
+
+	for (i = 0; i < nr && !err; i++)
+		err = cluster_write_chunk(layout, ino, i);
+	return err;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The tests of aifs-mds and aifs-ds together (tests/servers/cluster-*.c):
+ * a real MDS on a fixed port (so that the data servers find it again
+ * after it restarts) and real data servers registering with it, all
+ * killed when the test exits however it exits.
+ */
+#ifndef AIFS_CLUSTER_HARNESS_H
+#define AIFS_CLUSTER_HARNESS_H
+
+#include <stdbool.h>
+
+#include "mds_harness.h"
+#undef CHECK		/* ds-harness.h's counts into ds_failures */
+#include "ds-harness.h"
+
+extern struct mds_harness cluster_mds;
+extern struct aifs_conn *cluster_conn;	/* a client of the MDS */
+extern struct aifs_cred cluster_cred;
+
+/*
+ * An MDS with @mds_conf (chunks of DS_TEST_CHUNK bytes, heartbeats every
+ * 100 ms, a grace of @grace_ms) and @n data servers, waited for until all
+ * are UP in the map.
+ */
+void cluster_setup(int n, int grace_ms, const char *mds_conf);
+void cluster_mds_restart(void);
+
+/* The cluster map: servers in @ds (at most DS_TEST_MAX), their count. */
+int cluster_map(struct aifs_ds_info *ds, u64 *epoch);
+/* The map entry of @p (found by its port); false when not in the map. */
+bool cluster_ds_info(const struct ds_proc *p, struct aifs_ds_info *info);
+/* The process of data server @id. */
+struct ds_proc *cluster_proc(u32 id);
+/* Poll @cond(@arg) every 50 ms for up to @ms; its last answer. */
+bool cluster_wait(bool (*cond)(void *arg), void *arg, int ms);
+
+/* A new file @name in the root, its layout in @layout; its ino. */
+u64 cluster_create(const char *name, struct aifs_layout *layout);
+/* Write @nr whole chunks of @ino through their primaries; 0 or -errno. */
+int cluster_write_chunks(const struct aifs_layout *layout, u64 ino, u32 nr);
+
+#endif /* AIFS_CLUSTER_HARNESS_H */
