@@ -104,7 +104,8 @@ $(BIN)/aifs-mds-bench: $(BUILD)/obj/bench/mds_bench.o $(MDS_HARNESS) \
 	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS)
 
 # The tests of aifs-mds and aifs-ds together (tests/servers/cluster-*.c).
-CLUSTER_TESTS := $(addprefix $(SERVER_TEST_DIR)/,cluster-chunkq)
+CLUSTER_TESTS := $(addprefix $(SERVER_TEST_DIR)/,cluster-chunkq \
+	cluster-membership)
 USER_PROGS += $(CLUSTER_TESTS)
 
 $(CLUSTER_TESTS): $(SERVER_TEST_DIR)/%: $(BUILD)/obj/tests/servers/%.o \

@@ -200,8 +200,12 @@ static int ds_link_open(struct ds *ds, const char *host, const char *port,
 	return 0;
 }
 
-/* A reference to peer @id's connection, connecting if needed. */
-static int ds_link_get(struct ds *ds, u32 id, struct ds_link **linkp)
+/*
+ * A reference to peer @id's connection, connecting if needed; @cached:
+ * it was connected before (it may have broken since, unnoticed).
+ */
+static int ds_link_get(struct ds *ds, u32 id, struct ds_link **linkp,
+		       bool *cached)
 {
 	struct ds_peers *p = ds->peers;
 	char host[NI_MAXHOST], port[16];
@@ -212,7 +216,8 @@ static int ds_link_get(struct ds *ds, u32 id, struct ds_link **linkp)
 	pthread_mutex_lock(&p->lock);
 	peer = ds_peer_find(p, id);
 	err = !peer ? -ENXIO : peer->retry_at > aifs_now_ms() ? -EHOSTDOWN : 0;
-	if (!err && peer->link) {
+	*cached = !err && peer->link;
+	if (*cached) {
 		peer->link->refs++;
 		*linkp = peer->link;
 		pthread_mutex_unlock(&p->lock);
@@ -242,9 +247,12 @@ static int ds_link_get(struct ds *ds, u32 id, struct ds_link **linkp)
 	return err;
 }
 
-/* Drop @link; after a failed call it is also cut from the peer. */
+/*
+ * Drop @link; after a failed call it is also cut from the peer, and with
+ * @dead the peer counts as dead for peer_retry_ms.
+ */
 static void ds_link_done(struct ds *ds, u32 id, struct ds_link *link,
-			 bool failed)
+			 bool failed, bool dead)
 {
 	struct ds_peers *p = ds->peers;
 	struct ds_peer *peer;
@@ -254,9 +262,10 @@ static void ds_link_done(struct ds *ds, u32 id, struct ds_link *link,
 	peer = ds_peer_find(p, id);
 	if (failed && peer && peer->link == link) {
 		peer->link = NULL;
-		peer->retry_at = aifs_now_ms() + ds->cfg.peer_retry_ms;
 		refs++;
 	}
+	if (failed && dead && peer)
+		peer->retry_at = aifs_now_ms() + ds->cfg.peer_retry_ms;
 	ds_link_put(link, refs);
 	pthread_mutex_unlock(&p->lock);
 }
@@ -269,15 +278,26 @@ static void ds_link_done(struct ds *ds, u32 id, struct ds_link *link,
 int ds_peer_call(struct ds *ds, u32 id, u16 opcode, const struct iovec *iov,
 		 int iovcnt, struct aifs_reply *reply)
 {
+	bool cached, again, retried = false;
 	struct ds_link *link;
 	int err;
 
-	err = ds_link_get(ds, id, &link);
-	if (err)
-		return err;
-	err = aifs_call(link->conn, opcode, iov, iovcnt, reply,
-			ds->cfg.replica_timeout_ms);
-	ds_link_done(ds, id, link, err < 0);
+	do {
+		err = ds_link_get(ds, id, &link, &cached);
+		if (err)
+			return err;
+		err = aifs_call(link->conn, opcode, iov, iovcnt, reply,
+				ds->cfg.replica_timeout_ms);
+		/*
+		 * A cached connection that broke while idle (the peer
+		 * restarted) says nothing of the peer now: once more on a
+		 * new one.  Requests to peers are idempotent (a forward of
+		 * a version already held is acknowledged).
+		 */
+		again = err < 0 && err != -ETIMEDOUT && cached && !retried;
+		ds_link_done(ds, id, link, err < 0, !again);
+		retried = true;
+	} while (again);
 	return err;
 }
 
