@@ -10,7 +10,8 @@ $(LIBPROTO): $(LIBPROTO_SRCS:%.c=$(BUILD)/obj/%.o)
 
 # Tests and fuzz targets compile the codec from source with the sanitizers
 # (the library objects have none), so they list their headers themselves.
-PROTO_HDRS := $(wildcard libproto/include/aifs/*.h) libproto/fuzz/samples.h
+PROTO_HDRS := $(wildcard libproto/include/aifs/*.h) libproto/fuzz/samples.h \
+	libproto/fuzz/fuzz.h
 PROTO_SAMPLES := libproto/fuzz/samples.c
 PROTO_TEST_CFLAGS := $(filter-out -MMD -MP,$(USER_CFLAGS)) -Ilibproto/fuzz \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \

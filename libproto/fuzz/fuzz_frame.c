@@ -6,16 +6,11 @@
  * is, then (so that the fuzzer gets past the CRC) as if sealed; the
  * payload is checked against its CRC and decoded by opcode and direction.
  */
-#include "aifs/aifs_codec.h"
-
-int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
-	static union {
-		u8 bytes[1024];
-		u64 align;
-	} fixed;
+	static union fuzz_fixed fixed;
 	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
 	struct aifs_frame_hdr hdr;
 	const u8 *payload = data + sizeof(hdr);

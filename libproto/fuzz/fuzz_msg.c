@@ -8,9 +8,7 @@
  * re-encode to the very same bytes, and its parts must walk cleanly.
  */
 #include <stdlib.h>
-#include "aifs/aifs_codec.h"
-
-int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
+#include "fuzz.h"
 
 static void walk_parts(u16 op, bool reply, const struct aifs_span *parts)
 {
@@ -46,10 +44,7 @@ static void walk_parts(u16 op, bool reply, const struct aifs_span *parts)
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
-	static union {
-		u8 bytes[1024];
-		u64 align;
-	} fixed;
+	static union fuzz_fixed fixed;
 	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
 	const u8 *payload = data + 2;
 	u32 len, cut;
