@@ -77,7 +77,8 @@ $(DS_TESTS): $(SERVER_TEST_DIR)/%: $(BUILD)/obj/tests/servers/%.o \
 	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS)
 
 # The MDS's tests: build/tests/servers/mds-*, run by scripts/run-tests.
-USER_PROGS += $(SERVER_TEST_DIR)/mds-ops $(SERVER_TEST_DIR)/mds-crash
+USER_PROGS += $(SERVER_TEST_DIR)/mds-ops $(SERVER_TEST_DIR)/mds-crash \
+	$(SERVER_TEST_DIR)/mds-close
 MDS_HARNESS := $(BUILD)/obj/tests/servers/mds_harness.o
 .SECONDARY: $(MDS_HARNESS)
 

@@ -252,6 +252,7 @@ static int setattr_size(struct mds_txn *t, const struct mds_cred *cred,
 		err = mds_chunks_queue(t, inode, size);
 		if (err)
 			return err;
+		mds_opens_truncated(t->mds, handle, inode->ino);
 	}
 	inode->size = size;
 	mds_inode_touch(t, inode, MDS_MTIME);

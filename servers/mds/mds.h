@@ -236,6 +236,7 @@ int mds_opens_create(struct mds *mds);
 void mds_opens_destroy(struct mds *mds);
 bool mds_opens_busy(struct mds *mds, u64 ino);
 bool mds_opens_writable(struct mds *mds, u64 handle, u64 ino);
+void mds_opens_truncated(struct mds *mds, u64 handle, u64 ino);
 int mds_open_inode(struct mds_txn *t, const struct aifs_request *req,
 		   const struct mds_cred *cred, struct mds_inode *inode,
 		   u32 flags, struct aifs_open_rep *rep);

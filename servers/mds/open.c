@@ -19,11 +19,13 @@ struct mds_open {
 	u64 ino;
 	u64 session;
 	u32 flags;		/* AIFS_OPEN_* */
+	u64 truncs;		/* its inode's, at open or its own truncate */
 };
 
 struct mds_open_count {
 	u64 ino;		/* first: the key of the tree */
 	u32 count;
+	u64 truncs;		/* truncations while open */
 };
 
 struct mds_opens {
@@ -86,6 +88,23 @@ bool mds_opens_writable(struct mds *mds, u64 handle, u64 ino)
 	return open && (open->flags & AIFS_OPEN_ACCMODE) != AIFS_OPEN_RDONLY;
 }
 
+/*
+ * @ino was cut (through @handle, or 0): a CLOSE of another open must not
+ * grow it back to the size its client knew before.  Writer.
+ */
+void mds_opens_truncated(struct mds *mds, u64 handle, u64 ino)
+{
+	struct mds_open_count *count = opens_count(mds->opens, ino);
+	struct mds_open *open;
+
+	if (!count)
+		return;
+	count->truncs++;
+	open = opens_find(mds->opens, handle, ino);
+	if (open)
+		open->truncs = count->truncs;
+}
+
 static int opens_add(struct mds_opens *o, u64 session, u64 ino, u32 flags,
 		     u64 *handle)
 {
@@ -106,7 +125,8 @@ static int opens_add(struct mds_opens *o, u64 session, u64 ino, u32 flags,
 		free(open);
 		return -ENOMEM;
 	}
-	*open = (struct mds_open){ o->next_handle++, ino, session, flags };
+	*open = (struct mds_open){ o->next_handle++, ino, session, flags,
+				   count->truncs };
 	if (!tsearch(open, &o->by_handle, opens_cmp)) {
 		free(open);
 		return -ENOMEM;
@@ -185,6 +205,7 @@ int mds_open_inode(struct mds_txn *t, const struct aifs_request *req,
 		err = mds_layout_assign(t, &inode->layout);
 	if (!err && (flags & AIFS_OPEN_TRUNC) && inode->size) {
 		err = mds_chunks_queue(t, inode, 0);
+		mds_opens_truncated(t->mds, 0, inode->ino);
 		inode->size = 0;
 		mds_inode_touch(t, inode, MDS_MTIME | MDS_CTIME);
 	}
@@ -227,11 +248,21 @@ int mds_handle_open(struct aifs_request *req)
 	return mds_write(req, apply_open);
 }
 
-/* Close-to-open: the size and mtime the client's writes produced. */
+/*
+ * Close-to-open: the size and mtime the client's writes produced.  The
+ * size only grows, and not at all when another opener truncated the file
+ * since this open: the client's size then predates the truncation (a
+ * write after it that extended the file is committed by fsync's SETATTR).
+ */
 static int close_commit_size(struct mds_txn *t, struct mds_inode *inode,
-			     const struct aifs_close_req *in)
+			     const struct aifs_close_req *in,
+			     const struct mds_open *open)
 {
-	if (le64_to_cpu(in->size) > inode->size)
+	const struct mds_open_count *count = opens_count(t->mds->opens,
+							 inode->ino);
+
+	if (le64_to_cpu(in->size) > inode->size &&
+	    open->truncs == count->truncs)
 		inode->size = le64_to_cpu(in->size);
 	inode->mtime = mds_time_from_wire(&in->mtime);
 	mds_inode_touch(t, inode, MDS_CTIME);
@@ -254,7 +285,7 @@ static int apply_close(struct mds_txn *t, struct mds_op *op)
 		return -EBADF;
 	err = mds_inode_get(t, open->ino, &inode);
 	if (!err && (le32_to_cpu(in.flags) & AIFS_CLOSE_SIZE))
-		err = close_commit_size(t, &inode, &in);
+		err = close_commit_size(t, &inode, &in, open);
 	if (!err)
 		err = open_release(t, open);
 	if (err)
