@@ -222,8 +222,7 @@ int main(int argc, char **argv)
 
 	if (mds_harness_init(&h, "worker_threads = 16\nmax_inflight = 256\n") ||
 	    mds_harness_start(&h) || mds_harness_connect(&h, &tg.conn)) {
-		fprintf(stderr, "cannot start aifs-mds (%s)\n", h.dir);
-		mds_harness_cleanup(&h);
+		fprintf(stderr, "cannot start aifs-mds (%s)\n", h.srv.dir);
 		return 1;
 	}
 	printf("| system | threads |");
@@ -252,6 +251,5 @@ int main(int argc, char **argv)
 	}
 	aifs_close(tg.conn);
 	mds_harness_stop(&h, SIGTERM);
-	mds_harness_cleanup(&h);
 	return 0;
 }

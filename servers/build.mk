@@ -17,8 +17,11 @@ $(LIBSERVER): $(LIBSERVER_SRCS:%.c=$(BUILD)/obj/%.o)
 # Test programs: the echo server and the protocol conformance peer in
 # build/bin (aifs-NAME from tests/servers/NAME.c, '-' for '_'), the C tests
 # that scripts/run-tests finds in build/tests/servers (NAME from NAME.c
-# and testutil.c).
+# and testutil.c, which the DS and MDS harnesses build on too).
 SERVER_TEST_DIR := $(BUILD)/tests/servers
+TEST_UTIL := $(BUILD)/obj/tests/servers/testutil.o
+DS_HARNESS := $(BUILD)/obj/tests/servers/ds-harness.o $(TEST_UTIL)
+MDS_HARNESS := $(BUILD)/obj/tests/servers/mds_harness.o $(TEST_UTIL)
 SERVER_TEST_PROGS := echo-server proto-peer
 SERVER_TESTS := libaifs-client libaifs-messages
 USER_PROGS += $(SERVER_TEST_PROGS:%=$(BIN)/aifs-%) \
@@ -35,8 +38,8 @@ $(BIN)/aifs-$(1): $(call server_test_obj,$(1)) $(SERVER_LINK)
 endef
 
 define SERVER_TEST_RULE
-$(SERVER_TEST_DIR)/$(1): $(call server_test_obj,$(1)) \
-		$(BUILD)/obj/tests/servers/testutil.o $(LIBAIFS) $(LIBPROTO)
+$(SERVER_TEST_DIR)/$(1): $(call server_test_obj,$(1)) $(TEST_UTIL) \
+		$(LIBAIFS) $(LIBPROTO)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(USER_CFLAGS) -o $$@ $$^ $$(LIBAIFS_LIBS)
 endef
@@ -72,14 +75,13 @@ DS_TESTS := $(addprefix $(SERVER_TEST_DIR)/,ds-io ds-replication ds-integrity ds
 USER_PROGS += $(DS_TESTS)
 
 $(DS_TESTS): $(SERVER_TEST_DIR)/%: $(BUILD)/obj/tests/servers/%.o \
-		$(BUILD)/obj/tests/servers/ds-harness.o $(LIBAIFS) $(LIBPROTO)
+		$(DS_HARNESS) $(LIBAIFS) $(LIBPROTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS)
 
 # The MDS's tests: build/tests/servers/mds-*, run by scripts/run-tests.
 USER_PROGS += $(SERVER_TEST_DIR)/mds-ops $(SERVER_TEST_DIR)/mds-crash \
 	$(SERVER_TEST_DIR)/mds-close
-MDS_HARNESS := $(BUILD)/obj/tests/servers/mds_harness.o
 .SECONDARY: $(MDS_HARNESS)
 
 $(SERVER_TEST_DIR)/mds-%: $(BUILD)/obj/tests/servers/mds_%.o $(MDS_HARNESS) \
@@ -110,8 +112,7 @@ CLUSTER_TESTS := $(addprefix $(SERVER_TEST_DIR)/,cluster-chunkq \
 USER_PROGS += $(CLUSTER_TESTS)
 
 $(CLUSTER_TESTS): $(SERVER_TEST_DIR)/%: $(BUILD)/obj/tests/servers/%.o \
-		$(BUILD)/obj/tests/servers/cluster-harness.o \
-		$(BUILD)/obj/tests/servers/ds-harness.o $(MDS_HARNESS) \
-		$(LIBAIFS) $(LIBPROTO)
+		$(BUILD)/obj/tests/servers/cluster-harness.o $(DS_HARNESS) \
+		$(MDS_HARNESS) $(LIBAIFS) $(LIBPROTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS)

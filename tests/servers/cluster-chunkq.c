@@ -59,7 +59,7 @@ static void check_gone(const struct aifs_layout *l, u64 ino, u32 from,
 		for (c.index = from; c.index < to; c.index++)
 			CHECK(cluster_wait(chunk_gone, &c, WAIT_MS),
 			      "chunk %u of ino %llu still on ds %s", c.index,
-			      (unsigned long long)ino, c.p->port);
+			      (unsigned long long)ino, c.p->srv.port);
 	}
 }
 
@@ -124,10 +124,11 @@ static void test_truncate(void)
 		c.p = cluster_proc(le32_to_cpu(l.targets[t]));
 		c.index = 1;
 		CHECK(cluster_wait(chunk_cut, &c, WAIT_MS),
-		      "chunk 1 on ds %s: %u bytes", c.p->port, chunk_len(&c));
+		      "chunk 1 on ds %s: %u bytes", c.p->srv.port,
+		      chunk_len(&c));
 		c.index = 0;
 		CHECK(chunk_len(&c) == DS_TEST_CHUNK, "chunk 0 on ds %s: %u",
-		      c.p->port, chunk_len(&c));
+		      c.p->srv.port, chunk_len(&c));
 	}
 }
 
@@ -166,5 +167,5 @@ int main(void)
 	test_truncate();
 	test_ds_down();
 	CHECK(mds_harness_run(&cluster_mds, "--check") == 0, "--check");
-	return ds_finish();
+	return test_result();
 }

@@ -26,7 +26,6 @@ static void cluster_cleanup(void)
 	if (cluster_conn)
 		aifs_close(cluster_conn);
 	cluster_conn = NULL;
-	mds_harness_cleanup(&cluster_mds);
 }
 
 /* The uuid the MDS's --format logged. */
@@ -36,7 +35,7 @@ static void cluster_fs_uuid(char uuid[37])
 	FILE *log;
 	bool found = false;
 
-	snprintf(path, sizeof(path), "%s/mds.log", cluster_mds.dir);
+	snprintf(path, sizeof(path), "%s/server.log", cluster_mds.srv.dir);
 	log = fopen(path, "r");
 	while (log && !found && fgets(line, sizeof(line), log)) {
 		p = strstr(line, "formatted file system ");
@@ -55,7 +54,7 @@ static void cluster_pin_port(void)
 	size_t len;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/mds.conf", cluster_mds.dir);
+	snprintf(path, sizeof(path), "%s/server.conf", cluster_mds.srv.dir);
 	f = fopen(path, "r+");
 	if (!f)
 		cluster_die(path);
@@ -63,10 +62,10 @@ static void cluster_pin_port(void)
 	text[len] = 0;
 	p = strstr(text, "listen_port = 0\n");
 	if (!p)
-		cluster_die("no listen_port in mds.conf");
+		cluster_die("no listen_port in the MDS's server.conf");
 	rewind(f);
 	fprintf(f, "%.*slisten_port = %s\n%s", (int)(p - text), text,
-		cluster_mds.port, p + strlen("listen_port = 0\n"));
+		cluster_mds.srv.port, p + strlen("listen_port = 0\n"));
 	if (fclose(f))
 		cluster_die(path);
 }
@@ -126,7 +125,7 @@ void cluster_setup(int n, int grace_ms, const char *mds_conf)
 	cluster_mds_connect();
 	if (aifs_cred_self(&cluster_cred))
 		cluster_die("credentials");
-	ds_setup_cluster(n, cluster_mds.port, strdup(uuid), NULL);
+	ds_setup_cluster(n, cluster_mds.srv.port, strdup(uuid), NULL);
 	if (!cluster_wait(all_up, &up, CLUSTER_UP_MS))
 		cluster_die("the data servers did not all come up");
 }
@@ -151,7 +150,7 @@ bool cluster_ds_info(const struct ds_proc *p, struct aifs_ds_info *info)
 
 	n = cluster_map(ds, NULL);
 	for (i = 0; i < n; i++) {
-		if (le16_to_cpu(ds[i].addr.port) == atoi(p->port)) {
+		if (le16_to_cpu(ds[i].addr.port) == atoi(p->srv.port)) {
 			*info = ds[i];
 			return true;
 		}
@@ -164,7 +163,7 @@ struct ds_proc *cluster_proc(u32 id)
 	struct aifs_ds_info info;
 	int i;
 
-	for (i = 0; i < DS_TEST_MAX && ds_procs[i].dir[0]; i++)
+	for (i = 0; i < DS_TEST_MAX && ds_procs[i].srv.dir[0]; i++)
 		if (cluster_ds_info(&ds_procs[i], &info) &&
 		    le32_to_cpu(info.id) == id)
 			return &ds_procs[i];
@@ -179,7 +178,7 @@ bool cluster_wait(bool (*cond)(void *arg), void *arg, int ms)
 	for (waited = 0; waited < ms; waited += 50) {
 		if (cond(arg))
 			return true;
-		ds_sleep_ms(50);
+		test_sleep_ms(50);
 	}
 	return cond(arg);
 }
@@ -220,7 +219,7 @@ static int cluster_write_chunk(const struct aifs_layout *layout, u64 ino,
 	ds_fill(buf, sizeof(buf), ino * 1000 + index);
 	do {
 		if (tries)
-			ds_sleep_ms(50);
+			test_sleep_ms(50);
 		err = ds_write(cluster_proc(le32_to_cpu(layout->targets[g])),
 			       ino, index, 0, buf, sizeof(buf), replicas,
 			       width - 1, NULL);

@@ -24,7 +24,7 @@ static u32 persisted_id(const struct ds_proc *p)
 	unsigned int id = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/data/ds.id", p->dir);
+	snprintf(path, sizeof(path), "%s/data/ds.id", p->srv.dir);
 	f = fopen(path, "r");
 	while (f && fgets(line, sizeof(line), f))
 		sscanf(line, "ds_id = %u", &id);
@@ -74,7 +74,7 @@ static void check_replicated(struct ds_proc *primary, struct ds_proc *replica,
 	ds_fill(want, sizeof(want), index);
 	do {
 		if (tries)
-			ds_sleep_ms(50);
+			test_sleep_ms(50);
 		err = ds_write(primary, INO, index, 0, want, sizeof(want),
 			       &peer, 1, NULL);
 	} while (err == -EAGAIN && ++tries < 100);
@@ -97,7 +97,7 @@ static void test_registered(u32 *ids)
 	}
 	CHECK(ids[0] != ids[1], "both servers have id %u", ids[0]);
 	/* Heartbeats keep them up well past the grace period. */
-	ds_sleep_ms(2 * GRACE_MS);
+	test_sleep_ms(2 * GRACE_MS);
 	CHECK(all_up(NULL), "a beating server went down");
 }
 
@@ -152,5 +152,5 @@ int main(void)
 	/* The returning server is a peer again, both ways. */
 	check_replicated(&ds_procs[0], &ds_procs[1], 2);
 	check_replicated(&ds_procs[1], &ds_procs[0], 3);
-	return ds_finish();
+	return test_result();
 }

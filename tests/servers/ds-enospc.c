@@ -58,7 +58,7 @@ int main(void)
 	}
 	ds_setup(1, NULL);
 	ds_stop(&ds_procs[0], SIGTERM);
-	snprintf(mnt, sizeof(mnt), "%s/data", ds_procs[0].dir);
+	snprintf(mnt, sizeof(mnt), "%s/data", ds_procs[0].srv.dir);
 	if (mount("tmpfs", mnt, "tmpfs", 0, "size=8m")) {
 		printf("skipped: cannot mount a tmpfs\n");
 		return 77;
@@ -93,5 +93,5 @@ int main(void)
 		       0, NULL);
 	CHECK(!err, "write after delete made room: %d", err);
 	ds_stop(&ds_procs[0], SIGTERM);
-	return ds_finish();
+	return test_result();
 }

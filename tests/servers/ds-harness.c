@@ -1,51 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * The shared part of the aifs-ds tests (see ds-harness.h).
- * AIFS_SERVER_WRAPPER (e.g. "valgrind -q --error-exitcode=99") runs the
- * servers under that command.
  */
-#include <fcntl.h>
 #include <glob.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ds-harness.h"
 
-#define DS_SECRET	"test-secret-of-the-aifs-cluster"
 #define DS_CALL_MS	20000
+#define DS_WAIT_MS	10000	/* to start, to stop */
 
 struct ds_proc ds_procs[DS_TEST_MAX];
-int ds_failures;
 static int ds_nr;
 static const char *ds_mds_port;		/* registering with an MDS there */
 static const char *ds_fs_uuid = DS_TEST_FS_UUID;
-
-void ds_sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 static void ds_die(const char *what)
 {
 	printf("FAIL: %s\n", what);
 	exit(1);
-}
-
-static void ds_write_file(const char *path, const char *text, mode_t mode)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f || fputs(text, f) < 0 || fclose(f))
-		ds_die(path);
-	chmod(path, mode);
 }
 
 /* A port free right now (the servers need each other's before starting). */
@@ -63,25 +40,14 @@ static void ds_free_port(char *port, size_t size)
 	close(fd);
 }
 
-static void ds_cleanup(void)
+static void ds_disconnect_all(void)
 {
-	char cmd[128];
 	int i;
 
 	for (i = 0; i < ds_nr; i++) {
 		if (ds_procs[i].conn)
 			aifs_close(ds_procs[i].conn);
 		ds_procs[i].conn = NULL;
-		if (ds_procs[i].pid > 0) {
-			kill(ds_procs[i].pid, SIGKILL);
-			waitpid(ds_procs[i].pid, NULL, 0);
-		}
-		ds_procs[i].pid = 0;
-		if (getenv("AIFS_KEEP_TEST_DIRS"))
-			continue;
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", ds_procs[i].dir);
-		if (system(cmd))
-			printf("cannot remove %s\n", ds_procs[i].dir);
 	}
 }
 
@@ -100,14 +66,14 @@ static void ds_write_membership(struct ds_proc *p, char *conf, size_t size)
 		if (&ds_procs[i] != p)
 			n += snprintf(peers + n, sizeof(peers) - n,
 				      "%s%d=127.0.0.1:%s", n ? "," : "",
-				      ds_procs[i].id, ds_procs[i].port);
+				      ds_procs[i].id, ds_procs[i].srv.port);
 	snprintf(conf, size, "ds_id = %d\npeers = %s\n", p->id,
 		 n ? peers : "none");
 }
 
 static void ds_write_conf(struct ds_proc *p, const char *extra_conf)
 {
-	char conf[8192], membership[1280], path[128];
+	char conf[8192], membership[1280];
 
 	ds_write_membership(p, membership, sizeof(membership));
 	snprintf(conf, sizeof(conf),
@@ -116,10 +82,9 @@ static void ds_write_conf(struct ds_proc *p, const char *extra_conf)
 		 "fs_uuid = %s\n%s"
 		 "worker_threads = 4\nio_timeout = 5\n"
 		 "replica_timeout_ms = 3000\npeer_retry_ms = 200\n%s",
-		 p->port, p->dir, p->dir, ds_fs_uuid, membership,
+		 p->srv.port, test_dir, p->srv.dir, ds_fs_uuid, membership,
 		 extra_conf ? extra_conf : "");
-	snprintf(path, sizeof(path), "%s/ds.conf", p->dir);
-	ds_write_file(path, conf, 0644);
+	test_server_write_config(&p->srv, conf);
 }
 
 void ds_setup_cluster(int n, const char *mds_port, const char *fs_uuid,
@@ -132,20 +97,21 @@ void ds_setup_cluster(int n, const char *mds_port, const char *fs_uuid,
 
 void ds_setup(int n, const char *extra_conf)
 {
-	char path[128];
+	struct ds_proc *p;
 	int i;
 
-	atexit(ds_cleanup);
+	test_init();
+	atexit(ds_disconnect_all);
 	ds_nr = n;
 	for (i = 0; i < n; i++) {
-		ds_procs[i].id = i + 1;
-		snprintf(ds_procs[i].dir, sizeof(ds_procs[i].dir),
-			 "/tmp/aifs-ds-test-XXXXXX");
-		if (!mkdtemp(ds_procs[i].dir))
-			ds_die("mkdtemp");
-		ds_free_port(ds_procs[i].port, sizeof(ds_procs[i].port));
-		snprintf(path, sizeof(path), "%s/secret", ds_procs[i].dir);
-		ds_write_file(path, DS_SECRET "\n", 0600);
+		p = &ds_procs[i];
+		p->id = i + 1;
+		p->srv.prog = "aifs-ds";
+		snprintf(p->srv.dir, sizeof(p->srv.dir), "%s/ds%d", test_dir,
+			 p->id);
+		if (mkdir(p->srv.dir, 0700))
+			ds_die(p->srv.dir);
+		ds_free_port(p->srv.port, sizeof(p->srv.port));
 	}
 	for (i = 0; i < n; i++) {
 		ds_write_conf(&ds_procs[i], extra_conf);
@@ -153,94 +119,40 @@ void ds_setup(int n, const char *extra_conf)
 	}
 }
 
-static bool ds_log_has(const char *path, const char *what)
-{
-	char line[512];
-	bool found = false;
-	FILE *log = fopen(path, "r");
-
-	while (log && !found && fgets(line, sizeof(line), log))
-		found = strstr(line, what);
-	if (log)
-		fclose(log);
-	return found;
-}
-
 void ds_start(struct ds_proc *p)
 {
-	const char *wrapper = getenv("AIFS_SERVER_WRAPPER");
-	const char *build = getenv("AIFS_BUILD");
-	char log[128], cmd[1024];
-	int i, fd;
-
-	snprintf(log, sizeof(log), "%s/ds.log", p->dir);
-	unlink(log);
-	p->pid = fork();
-	if (p->pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		snprintf(cmd, sizeof(cmd), "exec %s %s/bin/aifs-ds -c %s/ds.conf",
-			 wrapper ? wrapper : "", build ? build : "build",
-			 p->dir);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
-	}
-	for (i = 0; i < 400; i++) {
-		if (ds_log_has(log, "listening on"))
-			return;
-		if (waitpid(p->pid, NULL, WNOHANG) == p->pid)
-			break;
-		ds_sleep_ms(25);
-	}
-	snprintf(cmd, sizeof(cmd), "cat %s", log);
-	if (system(cmd))
-		printf("(no log)\n");
-	ds_die("aifs-ds did not start");
+	if (test_server_spawn(&p->srv, DS_WAIT_MS))
+		ds_die("aifs-ds did not start");
 }
 
 /* Stop with @sig; SIGTERM must end it promptly with status 0. */
 void ds_stop(struct ds_proc *p, int sig)
 {
-	int status = -1, i;
+	int status;
 
 	if (p->conn)
 		aifs_close(p->conn);
 	p->conn = NULL;
-	kill(p->pid, sig);
-	for (i = 0; i < 400 && waitpid(p->pid, &status, WNOHANG) == 0; i++)
-		ds_sleep_ms(25);
-	if (i == 400) {
-		kill(p->pid, SIGKILL);
-		waitpid(p->pid, &status, 0);
-	}
+	status = test_server_signal(&p->srv, sig, DS_WAIT_MS);
 	if (sig == SIGTERM)
-		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		      "ds %d: SIGTERM gave status %#x", p->id, status);
-	p->pid = 0;
+		CHECK(status == 0, "ds %d: SIGTERM gave status %d", p->id,
+		      status);
 }
 
 void ds_connect(struct ds_proc *p)
 {
-	struct aifs_secret secret = { .len = strlen(DS_SECRET) };
+	struct aifs_secret secret = { .len = strlen(TEST_SECRET) };
 	struct aifs_connect_opts opts = {
-		.host = "127.0.0.1", .port = p->port, .secret = &secret,
+		.host = "127.0.0.1", .port = p->srv.port, .secret = &secret,
 		.role = AIFS_ROLE_CLIENT,
 	};
 
-	memcpy(secret.key, DS_SECRET, secret.len);
+	memcpy(secret.key, TEST_SECRET, secret.len);
 	if (p->conn)
 		aifs_close(p->conn);
 	p->conn = NULL;
 	if (aifs_connect(&opts, &p->conn))
 		ds_die("cannot connect to aifs-ds");
-}
-
-int ds_finish(void)
-{
-	printf("%s: %d failures\n", ds_failures ? "FAIL" : "ok", ds_failures);
-	return ds_failures ? 1 : 0;
 }
 
 static int ds_uuid_bytes(const char *s, u8 uuid[16])
@@ -368,7 +280,7 @@ int ds_chunk_file(struct ds_proc *p, u64 ino, u32 index, char *path,
 	int err;
 
 	snprintf(pattern, sizeof(pattern), "%s/data/chunks/*/*/%016llx.%08x.00",
-		 p->dir, (unsigned long long)ino, index);
+		 p->srv.dir, (unsigned long long)ino, index);
 	err = glob(pattern, 0, NULL, &g);
 	if (!err && g.gl_pathc == 1)
 		snprintf(path, size, "%s", g.gl_pathv[0]);

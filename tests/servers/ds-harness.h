@@ -1,16 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * The shared part of the aifs-ds tests: data servers on loopback in
- * temporary directories (killed when the test exits, however it exits),
- * and chunk requests through libaifs.
+ * The shared part of the aifs-ds tests: data servers on loopback, each in
+ * a directory of the test's (testutil.h: killed when the test exits,
+ * however it exits), and chunk requests through libaifs.
  */
 #ifndef AIFS_DS_HARNESS_H
 #define AIFS_DS_HARNESS_H
 
-#include <stdio.h>
-#include <sys/types.h>
-
-#include "aifs/libaifs.h"
+#include "testutil.h"
 
 #define DS_TEST_MAX	4
 #define DS_TEST_CHUNK	(1U << 20)	/* chunk size the tests use */
@@ -18,23 +15,11 @@
 
 struct ds_proc {
 	int id;			/* ds_id, 1.. */
-	pid_t pid;
-	char dir[64];		/* data_dir is dir/data */
-	char port[8];
+	struct test_server srv;	/* data_dir is srv.dir/data */
 	struct aifs_conn *conn;
 };
 
 extern struct ds_proc ds_procs[DS_TEST_MAX];
-extern int ds_failures;
-
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		printf("FAIL %s:%d: ", __func__, __LINE__);		\
-		printf(__VA_ARGS__);					\
-		printf("\n");						\
-		ds_failures++;						\
-	}								\
-} while (0)
 
 /* @n servers with ids 1..n, each knowing the others as peers. */
 void ds_setup(int n, const char *extra_conf);
@@ -49,8 +34,6 @@ void ds_setup_cluster(int n, const char *mds_port, const char *fs_uuid,
 void ds_start(struct ds_proc *p);
 void ds_stop(struct ds_proc *p, int sig);
 void ds_connect(struct ds_proc *p);
-int ds_finish(void);
-void ds_sleep_ms(long ms);
 
 void ds_chunk_id(struct aifs_chunk_id *id, u64 ino, u32 index);
 int ds_write(struct ds_proc *p, u64 ino, u32 index, u32 offset,

@@ -73,7 +73,7 @@ static void flip_and_repair(struct ds_proc *bad, struct ds_proc *good,
 	      (long long)off, bad->id, err);
 	CHECK(!read_all(good), "good copy on ds %d", good->id);
 	for (i = 0; i < WAIT_STEPS && (err = read_all(bad)); i++)
-		ds_sleep_ms(25);
+		test_sleep_ms(25);
 	CHECK(!err, "ds %d not repaired: %d", bad->id, err);
 	checksums(bad, crcs_bad);
 	checksums(good, crcs_good);
@@ -92,5 +92,5 @@ int main(void)
 	CHECK(!err, "write: %d", err);
 	flip_and_repair(&ds_procs[1], &ds_procs[0], 70000);
 	flip_and_repair(&ds_procs[0], &ds_procs[1], LEN - 1);
-	return ds_finish();
+	return test_result();
 }

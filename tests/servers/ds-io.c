@@ -277,5 +277,5 @@ int main(void)
 	test_bad_requests();
 	test_delete_and_statfs();
 	test_restart();
-	return ds_finish();
+	return test_result();
 }

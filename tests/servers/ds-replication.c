@@ -68,7 +68,7 @@ static void *writer(void *arg)
 		CHECK(!err, "write %d during the kill: %d", written, err);
 		if (!err)
 			last_version = version;
-		ds_sleep_ms(5);
+		test_sleep_ms(5);
 	}
 	return NULL;
 }
@@ -80,7 +80,7 @@ static void test_kill_replica(void)
 
 	pthread_create(&t, NULL, writer, NULL);
 	for (i = 0; i < WAIT_STEPS && written < (int)PIECES / 2; i++)
-		ds_sleep_ms(25);
+		test_sleep_ms(25);
 	ds_stop(&ds_procs[2], SIGKILL);
 	pthread_join(t, NULL);
 	check_copy(&ds_procs[0], last_version, "primary after the kill");
@@ -96,7 +96,7 @@ static void wait_resynced(struct ds_proc *p, const char *what)
 	for (i = 0; i < WAIT_STEPS && err; i++) {
 		err = ds_read(p, INO, 0, 0, 1, last_version, buf, &got, NULL);
 		if (err)
-			ds_sleep_ms(25);
+			test_sleep_ms(25);
 	}
 	CHECK(!err, "%s: ds %d not resynced: %d", what, p->id, err);
 	check_copy(p, last_version, what);
@@ -120,7 +120,7 @@ static void test_return_and_resync(void)
 		       &last_version);
 	CHECK(!err, "write with a replica down: %d", err);
 	ds_start(&ds_procs[2]);
-	ds_sleep_ms(300);	/* past peer_retry_ms: the primary tries it */
+	test_sleep_ms(300);	/* past peer_retry_ms: primary tries it */
 	ds_fill(image + PIECE, PIECE, 8);
 	err = ds_write(&ds_procs[0], INO, 0, PIECE, image + PIECE, PIECE,
 		       replicas, 2, &last_version);
@@ -135,5 +135,5 @@ int main(void)
 	test_replicated_write();
 	test_kill_replica();
 	test_return_and_resync();
-	return ds_finish();
+	return test_result();
 }

@@ -203,7 +203,9 @@ static int pinger(struct aifs_conn *conn, int index)
 	return errors;
 }
 
-static void test_concurrent_callers(const struct aifs_secret *s)
+/* Run @fn on a new connection to the echo server, then close it. */
+static void with_connection(const struct aifs_secret *s,
+			    void (*fn)(struct aifs_conn *conn))
 {
 	struct aifs_conn *conn;
 	int err;
@@ -212,40 +214,33 @@ static void test_concurrent_callers(const struct aifs_secret *s)
 	CHECK(!err, "connect: %d", err);
 	if (err)
 		return;
-	test_threads(conn, THREADS, pinger);
+	fn(conn);
 	aifs_close(conn);
 }
 
-static void test_call_timeout(const struct aifs_secret *s)
+static void test_concurrent_callers(struct aifs_conn *conn)
 {
-	struct aifs_conn *conn;
+	test_threads(conn, THREADS, pinger);
+}
+
+static void test_call_timeout(struct aifs_conn *conn)
+{
 	int err;
 
-	err = test_connect("127.0.0.1", test_port, s, 0, &conn);
-	CHECK(!err, "connect: %d", err);
-	if (err)
-		return;
 	err = aifs_ping(conn, 1);
 	CHECK(err == -ETIMEDOUT, "1 ms for a 20 ms PING: %d", err);
 	/* The late reply is dropped; the connection goes on. */
 	err = aifs_ping(conn, 5000);
 	CHECK(!err, "ping after a timeout: %d", err);
-	aifs_close(conn);
 }
 
-static void test_server_goes_away(const struct aifs_secret *s)
+static void test_server_goes_away(struct aifs_conn *conn)
 {
-	struct aifs_conn *conn;
 	int err;
 
-	err = test_connect("127.0.0.1", test_port, s, 0, &conn);
-	CHECK(!err, "connect: %d", err);
-	if (err)
-		return;
 	test_server_stop();
 	err = aifs_ping(conn, 5000);
 	CHECK(err < 0 && err != -ETIMEDOUT, "ping a stopped server: %d", err);
-	aifs_close(conn);
 }
 
 int main(void)
@@ -263,8 +258,8 @@ int main(void)
 	test_wrong_secret();
 	test_impostor_server(&secret);
 	test_silent_server(&secret);
-	test_concurrent_callers(&secret);
-	test_call_timeout(&secret);
-	test_server_goes_away(&secret);
+	with_connection(&secret, test_concurrent_callers);
+	with_connection(&secret, test_call_timeout);
+	with_connection(&secret, test_server_goes_away);
 	return test_result();
 }

@@ -9,7 +9,6 @@
 
 #include "mds_harness.h"
 
-static int failures;
 static struct aifs_conn *a, *b;
 static struct aifs_cred cred;
 
@@ -94,8 +93,7 @@ int main(void)
 	if (aifs_cred_self(&cred) || mds_harness_init(&h, "") ||
 	    mds_harness_start(&h) || mds_harness_connect(&h, &a) ||
 	    mds_harness_connect(&h, &b)) {
-		printf("FAIL: cannot start aifs-mds (log in %s)\n", h.dir);
-		mds_harness_cleanup(&h);
+		printf("FAIL: cannot start aifs-mds (log in %s)\n", h.srv.dir);
 		return 1;
 	}
 	test_truncate_between();
@@ -103,7 +101,5 @@ int main(void)
 	aifs_close(a);
 	aifs_close(b);
 	CHECK(mds_harness_stop(&h, SIGTERM) == 0, "clean stop");
-	mds_harness_cleanup(&h);
-	printf("%s: %d failures\n", failures ? "FAIL" : "ok", failures);
-	return failures ? 1 : 0;
+	return test_result();
 }

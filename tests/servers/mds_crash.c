@@ -16,7 +16,6 @@
 
 #include "mds_harness.h"
 
-static int failures;
 
 #define CLIENTS		4
 #define ROUNDS		3
@@ -150,7 +149,7 @@ static void round_verify(struct mds_harness *h, const u64 *dirs, int *done)
 
 	CHECK(!mds_harness_start(h) && !mds_harness_connect(h, &conn),
 	      "restart");
-	if (failures)
+	if (test_failures)
 		return;
 	for (k = 0; k < CLIENTS; k++) {
 		CHECK(!listing(conn, dirs[k], got, sizeof(got)), "readdir");
@@ -177,8 +176,7 @@ int main(void)
 
 	if (mds_harness_init(&h, "worker_threads = 8\n") ||
 	    mds_harness_start(&h) || mds_harness_connect(&h, &conn)) {
-		printf("FAIL: cannot start aifs-mds (log in %s)\n", h.dir);
-		mds_harness_cleanup(&h);
+		printf("FAIL: cannot start aifs-mds (log in %s)\n", h.srv.dir);
 		return 1;
 	}
 	for (k = 0; k < CLIENTS; k++) {
@@ -188,13 +186,11 @@ int main(void)
 		dirs[k] = le64_to_cpu(e.attr.ino);
 	}
 	aifs_close(conn);
-	for (round = 0; round < ROUNDS && !failures; round++) {
+	for (round = 0; round < ROUNDS && !test_failures; round++) {
 		CHECK(!round_storm(&h, dirs, done), "storm");
 		round_verify(&h, dirs, done);
 	}
 	CHECK(mds_harness_stop(&h, SIGTERM) == 0, "clean stop");
 	CHECK(mds_harness_run(&h, "--check") == 0, "--check");
-	mds_harness_cleanup(&h);
-	printf("%s\n", failures ? "FAILED" : "all passed");
-	return failures ? 1 : 0;
+	return test_result();
 }

@@ -15,7 +15,6 @@
 
 #include "mds_harness.h"
 
-static int failures;
 
 
 /* @expr returns @want (0 or -errno). */
@@ -368,8 +367,7 @@ int main(void)
 	make_cred(&other_cred, 1001, 1001, 0);
 	if (mds_harness_init(&h, "heartbeat_grace_ms = 300\n") ||
 	    mds_harness_start(&h) || mds_harness_connect(&h, &conn)) {
-		printf("FAIL: cannot start aifs-mds (log in %s)\n", h.dir);
-		mds_harness_cleanup(&h);
+		printf("FAIL: cannot start aifs-mds (log in %s)\n", h.srv.dir);
 		return 1;
 	}
 	test_names();
@@ -384,7 +382,5 @@ int main(void)
 	aifs_close(conn);
 	CHECK(mds_harness_stop(&h, SIGTERM) == 0, "clean stop");
 	CHECK(mds_harness_run(&h, "--check") == 0, "--check");
-	mds_harness_cleanup(&h);
-	printf("%s\n", failures ? "FAILED" : "all passed");
-	return failures ? 1 : 0;
+	return test_result();
 }

@@ -13,23 +13,34 @@
 
 #include "testutil.h"
 
+/* How often a wait looks again. */
+#define TEST_POLL_MS		20
+/* Servers running at once, at the most (the MDS and four data servers). */
+#define TEST_MAX_SERVERS	8
+
 char test_dir[] = "/tmp/aifs-test-XXXXXX";
 char test_port[8];
 int test_failures;
-static pid_t server_pid;
+static pid_t running[TEST_MAX_SERVERS];	/* killed at exit */
+static struct test_server test_srv;	/* test_server_start()'s */
 
-void test_write_file(const char *name, const char *text, mode_t mode)
+static void write_path(const char *path, const char *text, mode_t mode)
 {
-	char path[128];
-	FILE *f;
+	FILE *f = fopen(path, "w");
 
-	snprintf(path, sizeof(path), "%s/%s", test_dir, name);
-	f = fopen(path, "w");
 	if (!f || fputs(text, f) < 0 || fclose(f)) {
 		perror(path);
 		exit(1);
 	}
 	chmod(path, mode);
+}
+
+void test_write_file(const char *name, const char *text, mode_t mode)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/%s", test_dir, name);
+	write_path(path, text, mode);
 }
 
 void test_sleep_ms(long ms)
@@ -42,9 +53,18 @@ void test_sleep_ms(long ms)
 static void test_cleanup(void)
 {
 	char cmd[128];
+	int i;
 
-	if (server_pid > 0)
-		kill(server_pid, SIGKILL);
+	for (i = 0; i < TEST_MAX_SERVERS; i++) {
+		if (running[i] > 0) {
+			kill(running[i], SIGKILL);
+			waitpid(running[i], NULL, 0);
+		}
+	}
+	if (getenv("AIFS_KEEP_TEST_DIRS")) {
+		printf("kept %s\n", test_dir);
+		return;
+	}
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", test_dir);
 	if (system(cmd))
 		printf("could not remove %s\n", test_dir);
@@ -52,6 +72,11 @@ static void test_cleanup(void)
 
 void test_init(void)
 {
+	static bool done;
+
+	if (done)
+		return;
+	done = true;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!mkdtemp(test_dir)) {
 		perror("mkdtemp");
@@ -81,27 +106,57 @@ void test_load_secret(struct aifs_secret *s, const char *text)
 	}
 }
 
-/* In the child: run the server with its output in @log. */
-static void server_exec(const char *prog, const char *log)
+const char *test_bin(const char *prog)
+{
+	static char path[512];
+	const char *build = getenv("AIFS_BUILD");
+
+	snprintf(path, sizeof(path), "%s/bin/%s", build ? build : "build",
+		 prog);
+	return path;
+}
+
+void test_server_write_config(const struct test_server *srv,
+			      const char *conf)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/server.conf", srv->dir);
+	write_path(path, conf, 0644);
+}
+
+/* Remember @pid for test_cleanup(), or forget it (@pid 0 for @old). */
+static void server_track(pid_t old, pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < TEST_MAX_SERVERS; i++) {
+		if (running[i] == old) {
+			running[i] = pid;
+			return;
+		}
+	}
+	printf("more than %d servers\n", TEST_MAX_SERVERS);
+	exit(1);
+}
+
+/* In the child: run the server with its output to @log_fd. */
+static void server_exec(const struct test_server *srv, int log_fd)
 {
 	const char *wrapper = getenv("AIFS_SERVER_WRAPPER");
-	const char *build = getenv("AIFS_BUILD");
 	char cmd[1024];
-	int fd;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	dup2(fd, 1);
-	dup2(fd, 2);
-	snprintf(cmd, sizeof(cmd), "exec %s %s/bin/%s -c %s/server.conf",
-		 wrapper ? wrapper : "", build ? build : "build", prog,
-		 test_dir);
+	dup2(log_fd, 1);
+	dup2(log_fd, 2);
+	snprintf(cmd, sizeof(cmd), "exec %s %s -c %s/server.conf",
+		 wrapper ? wrapper : "", test_bin(srv->prog), srv->dir);
 	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 	_exit(127);
 }
 
 /* The port of a "listening on [addr]:port" line of @log, if there is one. */
-static bool server_port(const char *log)
+static bool server_port(const char *log, char *port, size_t size)
 {
 	char line[256], *p;
 	bool found = false;
@@ -111,8 +166,7 @@ static bool server_port(const char *log)
 	while (f && !found && fgets(line, sizeof(line), f)) {
 		p = strstr(line, "listening on ");
 		if (p && (p = strrchr(line, ':'))) {
-			snprintf(test_port, sizeof(test_port), "%d",
-				 atoi(p + 1));
+			snprintf(port, size, "%d", atoi(p + 1));
 			found = true;
 		}
 	}
@@ -121,48 +175,93 @@ static bool server_port(const char *log)
 	return found;
 }
 
+static bool server_exited(struct test_server *srv)
+{
+	if (waitpid(srv->pid, NULL, WNOHANG) != srv->pid)
+		return false;
+	server_track(srv->pid, 0);
+	srv->pid = 0;
+	return true;
+}
+
+int test_server_spawn(struct test_server *srv, int timeout_ms)
+{
+	char log[128], cmd[160];
+	int fd, ms;
+
+	snprintf(log, sizeof(log), "%s/server.log", srv->dir);
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+	if (fd < 0) {
+		perror(log);
+		exit(1);
+	}
+	srv->pid = fork();
+	if (srv->pid == 0)
+		server_exec(srv, fd);
+	close(fd);
+	server_track(0, srv->pid);
+	for (ms = 0; ms < timeout_ms; ms += TEST_POLL_MS) {
+		if (server_port(log, srv->port, sizeof(srv->port)))
+			return 0;
+		if (server_exited(srv))
+			break;
+		test_sleep_ms(TEST_POLL_MS);
+	}
+	printf("%s did not start; its log:\n", srv->prog);
+	snprintf(cmd, sizeof(cmd), "cat %s", log);
+	if (system(cmd))
+		printf("(no log)\n");
+	test_server_signal(srv, SIGKILL, timeout_ms);
+	return -EIO;
+}
+
+int test_server_signal(struct test_server *srv, int sig, int timeout_ms)
+{
+	int status, ms;
+
+	if (!srv->pid)
+		return -1;
+	kill(srv->pid, sig);
+	for (ms = 0; waitpid(srv->pid, &status, WNOHANG) != srv->pid;
+	     ms += TEST_POLL_MS) {
+		if (ms >= timeout_ms) {
+			kill(srv->pid, SIGKILL);
+			waitpid(srv->pid, &status, 0);
+			status = -1;
+			break;
+		}
+		test_sleep_ms(TEST_POLL_MS);
+	}
+	server_track(srv->pid, 0);
+	srv->pid = 0;
+	if (status == -1)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) :
+				   128 + WTERMSIG(status);
+}
+
 void test_server_start(const char *prog, const char *settings)
 {
-	char conf[1024], log[128];
-	int i;
+	char conf[1024];
 
+	test_srv.prog = prog;
+	snprintf(test_srv.dir, sizeof(test_srv.dir), "%s", test_dir);
 	snprintf(conf, sizeof(conf),
 		 "listen_address = ::\nlisten_port = 0\n"
 		 "secret_file = %s/secret\n%s",
 		 test_dir, settings);
-	test_write_file("server.conf", conf, 0644);
-	snprintf(log, sizeof(log), "%s/server.log", test_dir);
-	server_pid = fork();
-	if (server_pid == 0)
-		server_exec(prog, log);
-	for (i = 0; i < 600; i++) {
-		if (server_port(log))
-			return;
-		test_sleep_ms(50);
-	}
-	printf("%s did not start\n", prog);
-	kill(server_pid, SIGKILL);
-	exit(1);
+	test_server_write_config(&test_srv, conf);
+	if (test_server_spawn(&test_srv, TEST_SERVER_WAIT_MS))
+		exit(1);
+	snprintf(test_port, sizeof(test_port), "%s", test_srv.port);
 }
 
 void test_server_stop(void)
 {
-	int status, i;
+	int status = test_server_signal(&test_srv, SIGTERM,
+					TEST_SERVER_WAIT_MS);
 
-	kill(server_pid, SIGTERM);
-	for (i = 0; i < 600; i++) {
-		if (waitpid(server_pid, &status, WNOHANG) == server_pid) {
-			CHECK(WIFEXITED(status) && !WEXITSTATUS(status),
-			      "server exit status %#x", status);
-			server_pid = 0;
-			return;
-		}
-		test_sleep_ms(50);
-	}
-	CHECK(0, "server did not stop");
-	kill(server_pid, SIGKILL);
-	waitpid(server_pid, &status, 0);
-	server_pid = 0;
+	CHECK(status == 0, "server exit status %d (-1: did not stop)", status);
 }
 
 int test_connect(const char *host, const char *port,

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * What the C tests of tests/servers share: a temporary directory, a server
- * of build/bin started in it (it dies with the test: PR_SET_PDEATHSIG) and
- * stopped, the shared secret, and CHECK().
+ * What the C tests of tests/servers (and the MDS and DS harnesses) share:
+ * a temporary directory, servers of build/bin started in it (they die with
+ * the test: PR_SET_PDEATHSIG) and stopped, the shared secret, and CHECK().
  *
  * AIFS_SERVER_WRAPPER (e.g. "valgrind --error-exitcode=99") runs the server
- * under that command; AIFS_BUILD is the build directory (default "build").
+ * under that command; AIFS_BUILD is the build directory (default "build");
+ * AIFS_KEEP_TEST_DIRS keeps the directory when the test exits.
  */
 #ifndef AIFS_TESTUTIL_H
 #define AIFS_TESTUTIL_H
 
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include "aifs/libaifs.h"
 
@@ -30,7 +32,10 @@ extern int test_failures;
 	}								\
 } while (0)
 
-/* Make the directory (removed at exit) and the secret file in it. */
+/*
+ * Make the directory and the secret file in it, once: at exit every server
+ * still running is killed and the directory removed.
+ */
 void test_init(void);
 
 /* Exit status of the test: 0 when every CHECK held. */
@@ -42,14 +47,48 @@ void test_sleep_ms(long ms);
 /* Load @text as a secret, through a 0600 file. */
 void test_load_secret(struct aifs_secret *s, const char *text);
 
+/* The path of the program @prog of build/bin. */
+const char *test_bin(const char *prog);
+
+/* How long a server may take to start or to stop, unless said otherwise. */
+#define TEST_SERVER_WAIT_MS	30000
+
 /*
- * Start build/bin/@prog with a config of a loopback listener on a free
- * port, the secret file and @settings (more "name = value" lines); wait
- * for its "listening on" log line and leave the port in test_port.
+ * A server of build/bin run by a test, in a directory of its own: its
+ * config is @dir/server.conf, its output goes to @dir/server.log.
+ */
+struct test_server {
+	const char *prog;	/* "aifs-ds" */
+	char dir[64];
+	char port[8];		/* from its "listening on" log line */
+	pid_t pid;		/* 0: not running */
+};
+
+void test_server_write_config(const struct test_server *srv,
+			      const char *conf);
+
+/*
+ * Start @srv on a fresh log and wait up to @timeout_ms for its "listening
+ * on" line, leaving the port in @srv->port.  -EIO (its log printed) when
+ * it exits or does not listen in time; it is killed then.
+ */
+int test_server_spawn(struct test_server *srv, int timeout_ms);
+
+/*
+ * Send @sig to @srv and wait up to @timeout_ms for it to end (then kill
+ * it).  Its exit status, 128 + the signal that ended it, or -1 when it
+ * was not running or had to be killed.
+ */
+int test_server_signal(struct test_server *srv, int sig, int timeout_ms);
+
+/*
+ * Start build/bin/@prog in the test's directory with a config of a
+ * loopback listener on a free port, the secret file and @settings (more
+ * "name = value" lines); leave the port in test_port.  Exits on failure.
  */
 void test_server_start(const char *prog, const char *settings);
 
-/* SIGTERM the server: it must exit 0, promptly. */
+/* SIGTERM that server: it must exit 0, promptly. */
 void test_server_stop(void);
 
 /* Connect to @host:@port as an admin tool. */
