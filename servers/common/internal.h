@@ -131,6 +131,7 @@ struct aifs_server {
 	unsigned int nr_peers;
 	u64 next_session_id;
 	struct aifs_workers workers;
+	struct aifs_workers peer_workers;	/* AIFS_HANDLER_PEER, if any */
 	int sigfd;
 	bool stopping;
 	u64 stop_deadline;

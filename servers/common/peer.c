@@ -343,6 +343,10 @@ static void peer_dispatch(struct aifs_peer *peer,
 	job->peer = peer;
 	peer->refs++;
 	peer->inflight++;
+	if (h->flags & AIFS_HANDLER_PEER) {
+		aifs_workers_submit(&srv->peer_workers, job);
+		return;
+	}
 	if (h->flags & AIFS_HANDLER_BLOCKING) {
 		aifs_workers_submit(&srv->workers, job);
 		return;

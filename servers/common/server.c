@@ -127,17 +127,17 @@ static void server_on_signal(struct aifs_loop *loop, int fd,
 	aifs_loop_stop(loop);
 }
 
+/* @data: the pool (worker or peer threads) whose jobs are done. */
 static void server_on_done(struct aifs_loop *loop, int fd, unsigned int events,
 			   void *data)
 {
-	struct aifs_server *srv = data;
 	struct aifs_list jobs, *pos, *tmp;
 
 	(void)loop;
 	(void)fd;
 	(void)events;
 	aifs_list_init(&jobs);
-	aifs_workers_take_done(&srv->workers, &jobs);
+	aifs_workers_take_done(data, &jobs);
 	aifs_list_for_each_safe(pos, tmp, &jobs) {
 		aifs_list_del(pos);
 		aifs_peer_complete(container_of(pos, struct aifs_job, link));
@@ -243,7 +243,7 @@ int aifs_server_register(struct aifs_server *srv, u16 opcode,
 			 aifs_handler_fn *fn, unsigned int flags)
 {
 	if (opcode == AIFS_OP_HELLO || opcode == AIFS_OP_AUTH || !fn ||
-	    (flags & ~AIFS_HANDLER_BLOCKING))
+	    (flags & ~(AIFS_HANDLER_BLOCKING | AIFS_HANDLER_PEER)))
 		return -EINVAL;
 	if (opcode >= AIFS_SERVER_MAX_OPCODE)
 		return -ERANGE;
@@ -284,6 +284,23 @@ static int server_listen(struct aifs_server *srv)
 			       server_on_listener, srv);
 }
 
+/* The peer_threads pool, for a server with AIFS_HANDLER_PEER handlers. */
+static int server_start_peer_workers(struct aifs_server *srv)
+{
+	int i, err;
+
+	for (i = 0; i < AIFS_SERVER_MAX_OPCODE; i++)
+		if (srv->handlers[i].flags & AIFS_HANDLER_PEER)
+			break;
+	if (i == AIFS_SERVER_MAX_OPCODE)
+		return 0;
+	err = aifs_workers_start(&srv->peer_workers, srv->cfg->peer_threads);
+	if (err)
+		return err;
+	return aifs_loop_watch(srv->loop, srv->peer_workers.efd, AIFS_EV_READ,
+			       server_on_done, &srv->peer_workers);
+}
+
 int aifs_server_run(struct aifs_server *srv)
 {
 	int err;
@@ -295,7 +312,9 @@ int aifs_server_run(struct aifs_server *srv)
 				      server_on_signal, srv);
 	if (!err)
 		err = aifs_loop_watch(srv->loop, srv->workers.efd, AIFS_EV_READ,
-				      server_on_done, srv);
+				      server_on_done, &srv->workers);
+	if (!err)
+		err = server_start_peer_workers(srv);
 	if (!err)
 		err = aifs_loop_timer(srv->loop, AIFS_CRON_MS, server_cron, srv);
 	if (err) {
@@ -321,6 +340,7 @@ void aifs_server_destroy(struct aifs_server *srv)
 
 	aifs_list_init(&jobs);
 	aifs_workers_stop(&srv->workers, &jobs);
+	aifs_workers_stop(&srv->peer_workers, &jobs);
 	aifs_list_for_each_safe(pos, tmp, &jobs)
 		aifs_job_free(container_of(pos, struct aifs_job, link));
 	if (srv->loop) {

@@ -34,6 +34,7 @@ struct aifs_server_config {
 	int max_inflight;
 	int output_limit_kib;
 	int worker_threads;
+	int peer_threads;
 	int io_timeout;
 	int handshake_timeout;
 	int log_level;
@@ -57,6 +58,8 @@ struct aifs_server_config {
 			 "16384", 64, 4194304),				\
 	AIFS_SETTING_INT("worker_threads", T, m.worker_threads,	\
 			 "8", 1, 1024),					\
+	AIFS_SETTING_INT("peer_threads", T, m.peer_threads,		\
+			 "2", 1, 1024),					\
 	AIFS_SETTING_INT("io_timeout", T, m.io_timeout, "30", 1, 3600), \
 	AIFS_SETTING_INT("handshake_timeout", T, m.handshake_timeout, \
 			 "10", 1, 3600),				\
@@ -98,6 +101,14 @@ typedef int aifs_handler_fn(struct aifs_request *req);
 
 /* Run on a worker thread: the handler may block (disk, LMDB, the network). */
 #define AIFS_HANDLER_BLOCKING	0x1U
+/*
+ * Run on the peer_threads pool, apart from the worker threads: for requests
+ * another server sends while one of its own workers waits for the answer
+ * (aifs-ds's CHUNK_FORWARD).  Were they queued behind our workers, and our
+ * workers waiting on that server, neither would move.  Such a handler may
+ * block on its own disk but must never wait on another server.
+ */
+#define AIFS_HANDLER_PEER	0x2U
 
 struct aifs_server;
 
