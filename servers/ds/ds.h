@@ -21,7 +21,7 @@
 /* Other members of a chunk's replica group that a DS remembers. */
 #define DS_MAX_PEERS		(AIFS_MAX_REPLICAS - 1)
 
-/* Chunk locks: a chunk id hashes to one of these rwlocks. */
+/* Chunk locks: a chunk id hashes to one of these queues. */
 #define DS_LOCK_STRIPES		1024
 
 #define DS_UUID_STR_LEN		36
@@ -49,6 +49,26 @@ struct ds_identity {
 	u32 id;
 };
 
+/*
+ * A holder of (or waiter for) one chunk's lock, in the caller's frame.  The
+ * lock is the chunk's own, not its stripe's: a primary holds it across
+ * its forwards, so a stripe shared with another chunk could make two
+ * servers wait on each other's forwards (see ds.md, Replication).
+ */
+struct ds_lock {
+	struct ds_lock *next;	/* in its stripe's queue, oldest first */
+	u64 ino;
+	u32 index;
+	u16 fragment;
+	bool write;
+};
+
+struct ds_lock_stripe {
+	pthread_mutex_t mutex;
+	pthread_cond_t cond;	/* a lock of the stripe was let go */
+	struct ds_lock *queue;
+};
+
 struct ds_peers;
 struct ds_resync;
 struct ds_mds_link;
@@ -62,7 +82,7 @@ struct ds {
 	u32 zero_block_crc;		/* CRC32C of a block of zeros */
 	atomic_llong nr_chunks;
 	struct aifs_secret secret;	/* for connections to peers, the MDS */
-	pthread_rwlock_t locks[DS_LOCK_STRIPES];
+	struct ds_lock_stripe locks[DS_LOCK_STRIPES];
 	struct ds_peers *peers;
 	struct ds_resync *resync;
 	struct ds_mds_link *mds;
@@ -104,8 +124,9 @@ struct ds_chunk {
 int ds_store_init(struct ds *ds);
 void ds_store_exit(struct ds *ds);
 int ds_check_id(struct ds *ds, const struct aifs_chunk_id *id);
-void ds_chunk_lock(struct ds *ds, const struct aifs_chunk_id *id, bool write);
-void ds_chunk_unlock(struct ds *ds, const struct aifs_chunk_id *id);
+void ds_chunk_lock(struct ds *ds, const struct aifs_chunk_id *id, bool write,
+		   struct ds_lock *lock);
+void ds_chunk_unlock(struct ds *ds, struct ds_lock *lock);
 int ds_chunk_open(struct ds *ds, const struct aifs_chunk_id *id,
 		  u32 create_size, struct ds_chunk *c);
 void ds_chunk_close(struct ds_chunk *c, int err);

@@ -11,25 +11,26 @@
 
 /* The chunk of a decoded request, locked and open; ds_io_end() undoes. */
 static int ds_io_begin(struct ds *ds, const struct aifs_chunk_id *id,
-		       bool write, u32 create_size, struct ds_chunk *c)
+		       bool write, u32 create_size, struct ds_lock *lock,
+		       struct ds_chunk *c)
 {
 	int err = ds_check_id(ds, id);
 
 	if (err)
 		return err;
-	ds_chunk_lock(ds, id, write);
+	ds_chunk_lock(ds, id, write, lock);
 	err = ds_chunk_open(ds, id, create_size, c);
 	if (err)
-		ds_chunk_unlock(ds, id);
+		ds_chunk_unlock(ds, lock);
 	return err;
 }
 
-static void ds_io_end(struct ds_chunk *c, int err)
+static void ds_io_end(struct ds_chunk *c, struct ds_lock *lock, int err)
 {
-	struct aifs_chunk_id id = c->id;
+	struct ds *ds = c->ds;
 
 	ds_chunk_close(c, err);
-	ds_chunk_unlock(c->ds, &id);
+	ds_chunk_unlock(ds, lock);
 }
 
 /* The reply of WRITE, FORWARD and TRUNCATE: the version and a length. */
@@ -114,6 +115,7 @@ fail:
 static int ds_read(struct aifs_request *req)
 {
 	struct aifs_chunk_read_req r;
+	struct ds_lock lock;
 	struct ds_chunk c;
 	u32 offset, len;
 	int err;
@@ -124,7 +126,7 @@ static int ds_read(struct aifs_request *req)
 		return err;
 	if (le32_to_cpu(r.flags) & AIFS_IO_RDMA)
 		return -EOPNOTSUPP;	/* no RDMA transport yet */
-	err = ds_io_begin(req->data, &r.id, false, 0, &c);
+	err = ds_io_begin(req->data, &r.id, false, 0, &lock, &c);
 	if (err)
 		return err;
 	err = ds_check_current(&c, le64_to_cpu(r.version));
@@ -138,7 +140,7 @@ static int ds_read(struct aifs_request *req)
 			len = c.meta.length - offset;
 		err = ds_read_blocks(req, &c, offset, len);
 	}
-	ds_io_end(&c, 0);
+	ds_io_end(&c, &lock, 0);
 	return err;
 }
 
@@ -176,7 +178,7 @@ static int ds_write_local(struct ds_chunk *c,
 /* Decode a WRITE or FORWARD and open its chunk, created if absent. */
 static int ds_write_begin(struct aifs_request *req,
 			  struct aifs_chunk_write_req *r, struct aifs_span *data,
-			  struct ds_chunk *c)
+			  struct ds_lock *lock, struct ds_chunk *c)
 {
 	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
 	int err;
@@ -189,7 +191,7 @@ static int ds_write_begin(struct aifs_request *req,
 		return -EOPNOTSUPP;
 	*data = parts[0];
 	return ds_io_begin(req->data, &r->id, true, le32_to_cpu(r->chunk_size),
-			   c);
+			   lock, c);
 }
 
 /* A write of a chunk size other than the chunk's own: a confused client. */
@@ -258,15 +260,16 @@ static int ds_write_op(struct aifs_request *req, ds_write_fn *apply)
 {
 	struct aifs_chunk_write_req r;
 	struct aifs_span data;
+	struct ds_lock lock;
 	struct ds_chunk c;
 	int err;
 
-	err = ds_write_begin(req, &r, &data, &c);
+	err = ds_write_begin(req, &r, &data, &lock, &c);
 	if (err)
 		return err;
 	err = apply(req, &r, &data, &c);
 	/* A stale placeholder stays: it tells readers to go elsewhere. */
-	ds_io_end(&c, err == -ESTALE ? 0 : err);
+	ds_io_end(&c, &lock, err == -ESTALE ? 0 : err);
 	return err;
 }
 
@@ -283,6 +286,7 @@ static int ds_forward_handler(struct aifs_request *req)
 static int ds_truncate(struct aifs_request *req)
 {
 	struct aifs_chunk_truncate_req r;
+	struct ds_lock lock;
 	struct ds_chunk c;
 	u32 length;
 	int err;
@@ -290,7 +294,7 @@ static int ds_truncate(struct aifs_request *req)
 	err = aifs_decode_chunk_truncate_req(req->payload, req->payload_len,
 					     &r, NULL);
 	if (!err)
-		err = ds_io_begin(req->data, &r.id, true, 0, &c);
+		err = ds_io_begin(req->data, &r.id, true, 0, &lock, &c);
 	if (err == -ENOENT) {
 		/* A hole stays a hole whatever its length. */
 		c.meta = (struct ds_meta){ 0 };
@@ -309,7 +313,7 @@ static int ds_truncate(struct aifs_request *req)
 		err = ds_chunk_sync(&c);
 	if (!err)
 		err = ds_reply_chunk(req, &c, c.meta.length);
-	ds_io_end(&c, err);
+	ds_io_end(&c, &lock, err);
 	return err;
 }
 
@@ -366,43 +370,50 @@ static int ds_checksum_reply(struct aifs_request *req, struct ds_chunk *c,
 static int ds_checksum(struct aifs_request *req)
 {
 	struct aifs_chunk_checksum_req r;
+	struct ds_lock lock;
 	struct ds_chunk c;
 	int err;
 
 	err = aifs_decode_chunk_checksum_req(req->payload, req->payload_len,
 					     &r, NULL);
 	if (!err)
-		err = ds_io_begin(req->data, &r.id, false, 0, &c);
+		err = ds_io_begin(req->data, &r.id, false, 0, &lock, &c);
 	if (err)
 		return err;
 	err = ds_check_current(&c, 0);
 	if (!err)
 		err = ds_checksum_reply(req, &c, le32_to_cpu(r.first_block),
 					le32_to_cpu(r.nr_blocks));
-	ds_io_end(&c, 0);
+	ds_io_end(&c, &lock, 0);
 	return err;
 }
 
 int ds_io_register(struct aifs_server *srv)
 {
+	/*
+	 * A primary's worker waits for its forwards: they run on the peer
+	 * threads, never queued behind our own workers, which may all be
+	 * waiting on forwards to that primary.  A forward only writes
+	 * locally, so the peer threads never wait on another server.
+	 */
 	static const struct {
 		u16 opcode;
 		aifs_handler_fn *fn;
+		unsigned int flags;
 	} handlers[] = {
-		{ AIFS_OP_CHUNK_READ, ds_read },
-		{ AIFS_OP_CHUNK_WRITE, ds_write },
-		{ AIFS_OP_CHUNK_FORWARD, ds_forward_handler },
-		{ AIFS_OP_CHUNK_TRUNCATE, ds_truncate },
-		{ AIFS_OP_CHUNK_DELETE, ds_delete },
-		{ AIFS_OP_CHUNK_CHECKSUM, ds_checksum },
+		{ AIFS_OP_CHUNK_READ, ds_read, AIFS_HANDLER_BLOCKING },
+		{ AIFS_OP_CHUNK_WRITE, ds_write, AIFS_HANDLER_BLOCKING },
+		{ AIFS_OP_CHUNK_FORWARD, ds_forward_handler, AIFS_HANDLER_PEER },
+		{ AIFS_OP_CHUNK_TRUNCATE, ds_truncate, AIFS_HANDLER_BLOCKING },
+		{ AIFS_OP_CHUNK_DELETE, ds_delete, AIFS_HANDLER_BLOCKING },
+		{ AIFS_OP_CHUNK_CHECKSUM, ds_checksum, AIFS_HANDLER_BLOCKING },
 	};
 	size_t i;
 	int err;
 
 	for (i = 0; i < ARRAY_SIZE(handlers); i++) {
 		err = aifs_server_register(srv, handlers[i].opcode,
-					   handlers[i].fn,
-					   AIFS_HANDLER_BLOCKING);
+					   handlers[i].fn, handlers[i].flags);
 		if (err)
 			return err;
 	}

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * Peers and forwarding.  The primary of a chunk writes locally, then sends
- * CHUNK_FORWARD to every replica the client named, one after the other,
- * over one libaifs connection per peer (shared by all worker threads).
+ * CHUNK_FORWARD to every replica the client named, all at once, over one
+ * libaifs connection per peer (shared by all worker threads).
  *
  * Rule: the write succeeds when every LIVE replica has it.  A replica that
  * cannot be reached, breaks the connection or stays silent for
@@ -16,6 +16,7 @@
  * error (ENOSPC, EIO) was alive and failed: the write fails with EAGAIN
  * and the client retries; versions tell the newest copy.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -320,59 +321,96 @@ static void ds_forward_group(struct aifs_chunk_write_req *fwd,
 	fwd->nr_replicas = cpu_to_le16(n);
 }
 
-/* One replica: 0 if it has the write or is skipped, else -EAGAIN. */
-static int ds_forward_one(struct ds *ds, struct aifs_chunk_write_req *fwd,
-			  const void *data, u32 len, u32 target)
+/* A forward to one replica, on a thread of its own but the first. */
+struct ds_fwd {
+	struct ds *ds;
+	struct aifs_chunk_write_req req;
+	const void *data;
+	u32 target;
+	pthread_t thread;
+	bool threaded;
+	int err;	/* 0 if it has the write or is skipped, else -EAGAIN */
+};
+
+static void ds_forward_one(struct ds_fwd *f)
 {
+	u32 len = le32_to_cpu(f->req.data_len);
 	struct aifs_span part = { NULL, len };
 	struct aifs_reply reply = { 0 };
 	u8 head[AIFS_CHUNK_WRITE_REQ_SIZE];
 	struct iovec iov[2];
 	int err;
 
-	err = aifs_encode_chunk_forward_req(head, sizeof(head), fwd, &part);
-	if (err < 0)
-		return err;
+	f->req.data_len = 0;	/* the encoder sets it */
+	err = aifs_encode_chunk_forward_req(head, sizeof(head), &f->req, &part);
+	if (err < 0) {
+		f->err = err;
+		return;
+	}
 	iov[0] = (struct iovec){ head, sizeof(head) };
-	iov[1] = (struct iovec){ (void *)data, len };
-	err = ds_peer_call(ds, target, AIFS_OP_CHUNK_FORWARD, iov, 2, &reply);
+	iov[1] = (struct iovec){ (void *)f->data, len };
+	err = ds_peer_call(f->ds, f->target, AIFS_OP_CHUNK_FORWARD, iov, 2,
+			   &reply);
 	if (err == -ENXIO) {
 		aifs_info("replica %u is not in our map yet: write refused, map refreshed",
-			  target);
-		ds_mds_refresh(ds);
-		return -EAGAIN;
+			  f->target);
+		ds_mds_refresh(f->ds);
+		f->err = -EAGAIN;
+		return;
 	}
 	if (err < 0) {
 		/* Said once when it goes; then it is down until retry_at. */
 		aifs_log(err == -EHOSTDOWN ? AIFS_LOG_DEBUG : AIFS_LOG_WARN,
 			 "replica %u: %s: skipped, it resyncs when back",
-			 target, strerror(-err));
-		return 0;
+			 f->target, strerror(-err));
+		return;
 	}
 	err = reply.status;
 	aifs_reply_free(&reply);
 	if (err == ESTALE)
 		aifs_info("replica %u is behind: skipped while it resyncs",
-			  target);
+			  f->target);
 	else if (err)
-		aifs_warn("replica %u failed the write: %s", target,
+		aifs_warn("replica %u failed the write: %s", f->target,
 			  strerror(err));
-	return err && err != ESTALE ? -EAGAIN : 0;
+	f->err = err && err != ESTALE ? -EAGAIN : 0;
 }
 
+static void *ds_forward_thread(void *arg)
+{
+	ds_forward_one(arg);
+	return NULL;
+}
+
+/*
+ * Forward to every replica at once, each on a thread of its own (the
+ * first on ours): a write waits for the slowest replica, not for the sum
+ * of them.  A thread that cannot be had is a forward made in turn.
+ */
 int ds_forward(struct ds *ds, const struct aifs_chunk_write_req *req,
 	       const void *data, u64 version)
 {
-	struct aifs_chunk_write_req fwd = *req;
-	u32 len = le32_to_cpu(req->data_len), self = ds_self_id(ds), target, i;
+	u32 nr = le16_to_cpu(req->nr_replicas), self = ds_self_id(ds), i;
+	struct ds_fwd fwd[AIFS_MAX_REPLICAS];
 	int err = 0;
 
-	fwd.version = cpu_to_le64(version);
-	fwd.data_len = 0;	/* the encoder sets it */
-	for (i = 0; i < le16_to_cpu(req->nr_replicas); i++) {
-		target = le32_to_cpu(req->replicas[i]);
-		ds_forward_group(&fwd, req, self, target);
-		if (ds_forward_one(ds, &fwd, data, len, target))
+	for (i = 0; i < nr; i++) {
+		fwd[i] = (struct ds_fwd){
+			.ds = ds, .req = *req, .data = data,
+			.target = le32_to_cpu(req->replicas[i]),
+		};
+		fwd[i].req.version = cpu_to_le64(version);
+		ds_forward_group(&fwd[i].req, req, self, fwd[i].target);
+		fwd[i].threaded = i && !pthread_create(&fwd[i].thread, NULL,
+						       ds_forward_thread,
+						       &fwd[i]);
+	}
+	for (i = 0; i < nr; i++) {
+		if (fwd[i].threaded)
+			pthread_join(fwd[i].thread, NULL);
+		else
+			ds_forward_one(&fwd[i]);
+		if (fwd[i].err)
 			err = -EAGAIN;
 	}
 	return err;

@@ -101,16 +101,17 @@ static int ds_resync_step(struct ds *ds, const struct ds_resync_job *job,
 			  int (*fn)(struct ds_chunk *c, const void *arg),
 			  const void *arg)
 {
+	struct ds_lock lock;
 	struct ds_chunk c;
 	int err;
 
-	ds_chunk_lock(ds, &job->id, true);
+	ds_chunk_lock(ds, &job->id, true, &lock);
 	err = ds_chunk_open(ds, &job->id, job->chunk_size, &c);
 	if (!err) {
 		err = fn(&c, arg);
 		ds_chunk_close(&c, err);
 	}
-	ds_chunk_unlock(ds, &job->id);
+	ds_chunk_unlock(ds, &lock);
 	return err;
 }
 

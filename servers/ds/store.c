@@ -50,28 +50,60 @@ static u32 ds_hash_ino(u64 ino)
 	return (u32)((ino * 0x9e3779b97f4a7c15ULL) >> 48);
 }
 
-static u32 ds_lock_stripe(const struct aifs_chunk_id *id)
+static struct ds_lock_stripe *ds_lock_stripe(struct ds *ds,
+					     const struct ds_lock *l)
 {
-	u64 h = le64_to_cpu(id->ino) * 0x9e3779b97f4a7c15ULL;
+	u64 h = l->ino * 0x9e3779b97f4a7c15ULL;
 
-	h ^= (u64)le32_to_cpu(id->index) * 0xc2b2ae3d27d4eb4fULL;
-	h ^= le16_to_cpu(id->fragment);
-	return (u32)(h >> 32) % DS_LOCK_STRIPES;
+	h ^= (u64)l->index * 0xc2b2ae3d27d4eb4fULL;
+	h ^= l->fragment;
+	return &ds->locks[(u32)(h >> 32) % DS_LOCK_STRIPES];
 }
 
-void ds_chunk_lock(struct ds *ds, const struct aifs_chunk_id *id, bool write)
+/* Must @l wait for a lock queued before it?  Readers share; FIFO else. */
+static bool ds_lock_blocked(const struct ds_lock_stripe *s,
+			    const struct ds_lock *l)
 {
-	pthread_rwlock_t *lock = &ds->locks[ds_lock_stripe(id)];
+	const struct ds_lock *o;
 
-	if (write)
-		pthread_rwlock_wrlock(lock);
-	else
-		pthread_rwlock_rdlock(lock);
+	for (o = s->queue; o != l; o = o->next)
+		if (o->ino == l->ino && o->index == l->index &&
+		    o->fragment == l->fragment && (o->write || l->write))
+			return true;
+	return false;
 }
 
-void ds_chunk_unlock(struct ds *ds, const struct aifs_chunk_id *id)
+void ds_chunk_lock(struct ds *ds, const struct aifs_chunk_id *id, bool write,
+		   struct ds_lock *lock)
 {
-	pthread_rwlock_unlock(&ds->locks[ds_lock_stripe(id)]);
+	struct ds_lock_stripe *s;
+	struct ds_lock **pp;
+
+	*lock = (struct ds_lock){
+		.ino = le64_to_cpu(id->ino), .index = le32_to_cpu(id->index),
+		.fragment = le16_to_cpu(id->fragment), .write = write,
+	};
+	s = ds_lock_stripe(ds, lock);
+	pthread_mutex_lock(&s->mutex);
+	for (pp = &s->queue; *pp; pp = &(*pp)->next)
+		;
+	*pp = lock;
+	while (ds_lock_blocked(s, lock))
+		pthread_cond_wait(&s->cond, &s->mutex);
+	pthread_mutex_unlock(&s->mutex);
+}
+
+void ds_chunk_unlock(struct ds *ds, struct ds_lock *lock)
+{
+	struct ds_lock_stripe *s = ds_lock_stripe(ds, lock);
+	struct ds_lock **pp;
+
+	pthread_mutex_lock(&s->mutex);
+	for (pp = &s->queue; *pp != lock; pp = &(*pp)->next)
+		;
+	*pp = lock->next;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->mutex);
 }
 
 int ds_check_id(struct ds *ds, const struct aifs_chunk_id *id)
@@ -371,6 +403,7 @@ int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags)
 {
 	u64 ino = le64_to_cpu(id->ino);
 	struct aifs_chunk_id victim = *id;
+	struct ds_lock lock;
 	char dir[PATH_MAX - 64], path[PATH_MAX];
 	struct dirent *de;
 	DIR *d;
@@ -386,9 +419,9 @@ int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags)
 		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >=
 		    (int)sizeof(path))
 			continue;
-		ds_chunk_lock(ds, &victim, true);
+		ds_chunk_lock(ds, &victim, true, &lock);
 		ds_chunk_unlink(ds, path);
-		ds_chunk_unlock(ds, &victim);
+		ds_chunk_unlock(ds, &lock);
 	}
 	closedir(d);
 	return 0;
@@ -448,8 +481,10 @@ int ds_store_init(struct ds *ds)
 	char path[PATH_MAX];
 	int i;
 
-	for (i = 0; i < DS_LOCK_STRIPES; i++)
-		pthread_rwlock_init(&ds->locks[i], NULL);
+	for (i = 0; i < DS_LOCK_STRIPES; i++) {
+		pthread_mutex_init(&ds->locks[i].mutex, NULL);
+		pthread_cond_init(&ds->locks[i].cond, NULL);
+	}
 	ds->zero_block_crc = aifs_crc32c(zeros, sizeof(zeros));
 	ds_probe_direct_io(ds);
 	snprintf(path, sizeof(path), "%s/chunks", ds->cfg.data_dir);
@@ -468,6 +503,8 @@ void ds_store_exit(struct ds *ds)
 {
 	int i;
 
-	for (i = 0; i < DS_LOCK_STRIPES; i++)
-		pthread_rwlock_destroy(&ds->locks[i]);
+	for (i = 0; i < DS_LOCK_STRIPES; i++) {
+		pthread_mutex_destroy(&ds->locks[i].mutex);
+		pthread_cond_destroy(&ds->locks[i].cond);
+	}
 }
