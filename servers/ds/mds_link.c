@@ -157,6 +157,9 @@ static int ds_mds_register(struct ds_mds_link *l)
 	err = ds_mds_call(l, AIFS_OP_DS_REGISTER, &req, sizeof(req), &rep,
 			  sizeof(rep), &reply, NULL);
 	aifs_reply_free(&reply);
+	if (err == -EEXIST)
+		aifs_err("the MDS refuses ds %u: another server's id, or this server is known by another",
+			 le32_to_cpu(req.id));
 	if (err)
 		return err;
 	id = le32_to_cpu(rep.id);

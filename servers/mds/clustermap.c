@@ -213,23 +213,50 @@ int mds_map_get_ds(struct mds *mds, u32 id, struct aifs_ds_info *info)
 	return map_lookup(mds->map, NULL, id, info);
 }
 
-static int ds_register(struct mds_txn *t, const struct aifs_ds_register_req *in,
-		       struct aifs_ds_info *info)
+/*
+ * The entry of a server new to the map: the id it asks for (a static
+ * cluster's fixed ds_id), else the next one.  Assigned ids stay above
+ * every id taken, so they never run into a fixed one.
+ */
+static int ds_new(struct mds_txn *t, const struct aifs_ds_register_req *in,
+		  struct aifs_ds_info *info)
 {
-	struct mds_map *map = t->mds->map;
+	struct mds_super *sb = &t->mds->super;
 	u32 id = le32_to_cpu(in->id);
 	struct aifs_ds_info other;
 
-	if (!map_lookup(map, in->uuid, 0, info)) {
-		if (id && id != le32_to_cpu(info->id))
+	if (id && !map_lookup(t->mds->map, NULL, id, &other)) {
+		aifs_warn("a new data server asks for ds %u, which is another server's: refused",
+			  id);
+		return -EEXIST;
+	}
+	if (!id)
+		id = sb->next_ds_id;
+	if (id >= sb->next_ds_id)
+		sb->next_ds_id = id + 1;
+	t->mds->super_dirty = true;
+	memset(info, 0, sizeof(*info));
+	memcpy(info->uuid, in->uuid, sizeof(info->uuid));
+	info->id = cpu_to_le32(id);
+	return 0;
+}
+
+static int ds_register(struct mds_txn *t, const struct aifs_ds_register_req *in,
+		       struct aifs_ds_info *info)
+{
+	u32 id = le32_to_cpu(in->id);
+	int err;
+
+	if (!map_lookup(t->mds->map, in->uuid, 0, info)) {
+		if (id && id != le32_to_cpu(info->id)) {
+			aifs_warn("ds %u asks to be ds %u: refused",
+				  le32_to_cpu(info->id), id);
 			return -EEXIST;
+		}
 	} else {
-		if (id && !map_lookup(map, NULL, id, &other))
-			return -EEXIST;	/* that id is another server's */
-		memset(info, 0, sizeof(*info));
-		memcpy(info->uuid, in->uuid, sizeof(info->uuid));
-		info->id = cpu_to_le32(t->mds->super.next_ds_id++);
-		t->mds->super_dirty = true;
+		err = ds_new(t, in, info);
+		if (err)
+			return err;
 	}
 	if (le32_to_cpu(info->state) != AIFS_DS_DRAINING)
 		info->state = cpu_to_le32(AIFS_DS_UP);
