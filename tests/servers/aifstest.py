@@ -1,25 +1,30 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 """Shared pieces of the server tests: an aifs-echo-server in a temporary
 directory, a raw peer that can send any frame, good or hostile, and a tiny
-test runner.  Python standard library only.
+test runner.  The wire format (constants, frames, proofs) is
+tests/lib/aifswire.py's, exported here too.  Python standard library only.
 
 AIFS_SERVER_WRAPPER (e.g. "valgrind --error-exitcode=99 --leak-check=full")
 runs every server under that command.
 """
 import ctypes
 import errno
-import hashlib
-import hmac
 import os
 import shlex
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 import traceback
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "lib"))
+from aifswire import (AUTH_REP, FLAG_REPLY, HDR, HELLO_REP,  # noqa: E402,F401
+                      HELLO_REQ, MAGIC, MAX_PAYLOAD, OP_AUTH, OP_HELLO,
+                      OP_PING, ROLE_CLIENT, VERSION, frame, proof,
+                      recv_exact)
 
 TOP = os.environ.get("AIFS_TOP",
                      os.path.dirname(os.path.dirname(os.path.dirname(
@@ -29,59 +34,7 @@ ECHO_SERVER = os.path.join(BUILD, "bin", "aifs-echo-server")
 WRAPPER = shlex.split(os.environ.get("AIFS_SERVER_WRAPPER", ""))
 SLOW = 10 if WRAPPER else 1     # time scale under valgrind
 
-# aifs_proto.h
-MAGIC = 0x53464941
-VERSION = 1
-OP_HELLO, OP_AUTH, OP_PING = 1, 2, 3
-ROLE_CLIENT = 1
-FLAG_REPLY, FLAG_PAYLOAD_CRC = 1, 2
-MAX_PAYLOAD = (4 << 20) + (64 << 10)
-HDR = struct.Struct("<IHHIIQQIIII")
-HELLO_REQ = struct.Struct("<HHHH16s32s")
-HELLO_REP = struct.Struct("<H6x16s32s")
-AUTH_REP = struct.Struct("<32sQ")
 SECRET = b"test-secret-of-the-aifs-cluster"
-
-
-def _crc32c_table():
-    table = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        table.append(c)
-    return table
-
-
-_CRC_TABLE = _crc32c_table()
-
-
-def crc32c(data):
-    c = 0xFFFFFFFF
-    for b in data:
-        c = _CRC_TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
-
-
-def frame(opcode, payload=b"", request_id=1, flags=0, version=VERSION,
-          magic=MAGIC, payload_len=None, payload_crc=None, hdr_crc=None):
-    """A frame; every field can be forced to a wrong value."""
-    if payload:
-        flags |= FLAG_PAYLOAD_CRC
-        if payload_crc is None:
-            payload_crc = crc32c(payload)
-    fields = [magic, version, opcode, flags, 0, request_id, 0,
-              len(payload) if payload_len is None else payload_len,
-              payload_crc or 0, 0, 0]
-    if hdr_crc is None:
-        hdr_crc = crc32c(HDR.pack(*fields))
-    fields[-1] = hdr_crc
-    return HDR.pack(*fields) + payload
-
-
-def proof(secret, label, first, second, version=VERSION):
-    msg = label + first + second + struct.pack("<H", version)
-    return hmac.new(secret, msg, hashlib.sha256).digest()
 
 
 class Closed(Exception):
@@ -108,16 +61,10 @@ class Peer:
         self.sock.sendall(data)
 
     def _recv_exact(self, n):
-        buf = b""
-        while len(buf) < n:
-            try:
-                chunk = self.sock.recv(n - len(buf))
-            except ConnectionResetError:
-                chunk = b""
-            if not chunk:
-                raise Closed()
-            buf += chunk
-        return buf
+        try:
+            return recv_exact(self.sock, n)
+        except (EOFError, ConnectionResetError):
+            raise Closed() from None
 
     def recv_frame(self):
         """(header dict, payload); Closed at end of stream."""

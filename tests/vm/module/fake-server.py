@@ -27,75 +27,27 @@ wrong, or something wrong from the start.  Modes:
 
 Python standard library only.
 """
-import hashlib
-import hmac
 import os
 import socket
-import struct
 import sys
 
-MAGIC = 0x53464941
-VERSION = 1
-OP_HELLO, OP_AUTH, OP_PING = 1, 2, 3
-FLAG_REPLY, FLAG_PAYLOAD_CRC = 1, 2
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "lib"))
+from aifswire import (AUTH_REP, FLAG_REPLY, HDR, HELLO_REP,  # noqa: E402
+                      HELLO_REQ, OP_AUTH, OP_HELLO, OP_PING, VERSION, crc32c,
+                      frame, proof, recv_exact)
+
 EPROTONOSUPPORT, EIO = 93, 5
-HDR = struct.Struct("<IHHIIQQIIII")
-HELLO_REQ = struct.Struct("<HHHH16s32s")
-HELLO_REP = struct.Struct("<H6x16s32s")
-AUTH_REP = struct.Struct("<32sQ")
 
 
-def _crc_table():
-    table = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        table.append(c)
-    return table
-
-
-CRC_TABLE = _crc_table()
-
-
-def crc32c(data):
-    c = 0xFFFFFFFF
-    for b in data:
-        c = CRC_TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
-
-
-def frame(opcode, payload=b"", request_id=0, flags=FLAG_REPLY, status=0,
-          payload_len=None, payload_crc=None, hdr_crc=None):
-    if payload:
-        flags |= FLAG_PAYLOAD_CRC
-        if payload_crc is None:
-            payload_crc = crc32c(payload)
-    fields = [MAGIC, VERSION, opcode, flags, status, request_id, 0,
-              len(payload) if payload_len is None else payload_len,
-              payload_crc or 0, 0, 0]
-    fields[-1] = crc32c(HDR.pack(*fields)) if hdr_crc is None else hdr_crc
-    return HDR.pack(*fields) + payload
-
-
-def recv_exact(conn, n):
-    buf = b""
-    while len(buf) < n:
-        chunk = conn.recv(n - len(buf))
-        if not chunk:
-            raise EOFError
-        buf += chunk
-    return buf
+def reply(opcode, payload=b"", flags=FLAG_REPLY, **kw):
+    """A reply frame to send: aifswire.frame() flagged as a reply."""
+    return frame(opcode, payload, flags=flags, **kw)
 
 
 def recv_frame(conn):
     hdr = HDR.unpack(recv_exact(conn, HDR.size))
     return hdr[2], hdr[5], recv_exact(conn, hdr[7])     # opcode, id, payload
-
-
-def proof(secret, label, first, second):
-    msg = label + first + second + struct.pack("<H", VERSION)
-    return hmac.new(secret, msg, hashlib.sha256).digest()
 
 
 def hello_reply(nonce_s):
@@ -114,25 +66,25 @@ def serve(conn, mode, secret):
     good = hello_reply(nonce_s)
     bad = {
         "garbage": lambda: os.urandom(HDR.size),
-        "oversize": lambda: frame(OP_HELLO, request_id=rid,
+        "oversize": lambda: reply(OP_HELLO, request_id=rid,
                                   payload_len=0xFFFFFFF0),
-        "too-long": lambda: frame(OP_HELLO, good + bytes(1000 - len(good)),
+        "too-long": lambda: reply(OP_HELLO, good + bytes(1000 - len(good)),
                                   request_id=rid),
-        "bad-crc": lambda: frame(OP_HELLO, good, request_id=rid,
+        "bad-crc": lambda: reply(OP_HELLO, good, request_id=rid,
                                  payload_crc=crc32c(good) ^ 1),
-        "bad-hdr-crc": lambda: frame(OP_HELLO, good, request_id=rid,
+        "bad-hdr-crc": lambda: reply(OP_HELLO, good, request_id=rid,
                                      hdr_crc=0xDEADBEEF),
-        "not-reply": lambda: frame(OP_HELLO, good, request_id=rid, flags=0),
-        "unknown-id": lambda: frame(OP_HELLO, good, request_id=rid + 1000),
-        "wrong-opcode": lambda: frame(OP_PING, good, request_id=rid),
-        "status-payload": lambda: frame(OP_HELLO, good, request_id=rid,
+        "not-reply": lambda: reply(OP_HELLO, good, request_id=rid, flags=0),
+        "unknown-id": lambda: reply(OP_HELLO, good, request_id=rid + 1000),
+        "wrong-opcode": lambda: reply(OP_PING, good, request_id=rid),
+        "status-payload": lambda: reply(OP_HELLO, good, request_id=rid,
                                         status=EIO),
-        "truncated": lambda: frame(OP_HELLO, good, request_id=rid)[:60],
-        "short-hello": lambda: frame(OP_HELLO, good[:40], request_id=rid),
-        "bad-version": lambda: frame(OP_HELLO,
+        "truncated": lambda: reply(OP_HELLO, good, request_id=rid)[:60],
+        "short-hello": lambda: reply(OP_HELLO, good[:40], request_id=rid),
+        "bad-version": lambda: reply(OP_HELLO,
                                      HELLO_REP.pack(7, bytes(16), nonce_s),
                                      request_id=rid),
-        "no-version": lambda: frame(OP_HELLO, request_id=rid,
+        "no-version": lambda: reply(OP_HELLO, request_id=rid,
                                     status=EPROTONOSUPPORT),
     }
     if mode in bad:
@@ -141,17 +93,17 @@ def serve(conn, mode, secret):
             while conn.recv(4096):      # keep the stream open until closed
                 pass
         return
-    conn.sendall(frame(OP_HELLO, good, request_id=rid))
+    conn.sendall(reply(OP_HELLO, good, request_id=rid))
 
     op, rid, payload = recv_frame(conn)
     assert op == OP_AUTH and len(payload) == 32
     if payload != proof(secret, b"aifs-auth-client", nonce_c, nonce_s):
-        conn.sendall(frame(OP_AUTH, request_id=rid, status=13))   # EACCES
+        conn.sendall(reply(OP_AUTH, request_id=rid, status=13))   # EACCES
         return
     proof_s = proof(secret, b"aifs-auth-server", nonce_s, nonce_c)
     if mode == "wrong-proof":
         proof_s = bytes(b ^ 0x55 for b in proof_s)
-    conn.sendall(frame(OP_AUTH, AUTH_REP.pack(proof_s, 0x5eed),
+    conn.sendall(reply(OP_AUTH, AUTH_REP.pack(proof_s, 0x5eed),
                        request_id=rid))
     if mode == "wrong-proof":
         while conn.recv(4096):

@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+"""The aifs wire format for the Python test peers (tests/servers/aifstest.py
+and the VM guest's tests/vm/module/fake-server.py): the constants and
+structs of libproto/include/aifs/aifs_proto.h, crc32c, frames, the
+handshake proofs and reading whole frames' bytes.  Python standard library only.
+"""
+import hashlib
+import hmac
+import struct
+
+MAGIC = 0x53464941
+VERSION = 1
+OP_HELLO, OP_AUTH, OP_PING = 1, 2, 3
+ROLE_CLIENT = 1
+FLAG_REPLY, FLAG_PAYLOAD_CRC = 1, 2
+MAX_PAYLOAD = (4 << 20) + (64 << 10)
+HDR = struct.Struct("<IHHIIQQIIII")
+HELLO_REQ = struct.Struct("<HHHH16s32s")
+HELLO_REP = struct.Struct("<H6x16s32s")
+AUTH_REP = struct.Struct("<32sQ")
+
+
+def _crc32c_table():
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+_CRC_TABLE = _crc32c_table()
+
+
+def crc32c(data):
+    c = 0xFFFFFFFF
+    for b in data:
+        c = _CRC_TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFF
+
+
+def frame(opcode, payload=b"", request_id=1, flags=0, status=0,
+          version=VERSION, magic=MAGIC, payload_len=None, payload_crc=None,
+          hdr_crc=None):
+    """A frame; every field can be forced to a wrong value."""
+    if payload:
+        flags |= FLAG_PAYLOAD_CRC
+        if payload_crc is None:
+            payload_crc = crc32c(payload)
+    fields = [magic, version, opcode, flags, status, request_id, 0,
+              len(payload) if payload_len is None else payload_len,
+              payload_crc or 0, 0, 0]
+    if hdr_crc is None:
+        hdr_crc = crc32c(HDR.pack(*fields))
+    fields[-1] = hdr_crc
+    return HDR.pack(*fields) + payload
+
+
+def proof(secret, label, first, second, version=VERSION):
+    """The HMAC-SHA256 handshake proof of aifs_auth_transcript()."""
+    msg = label + first + second + struct.pack("<H", version)
+    return hmac.new(secret, msg, hashlib.sha256).digest()
+
+
+def recv_exact(sock, n):
+    """@n bytes from @sock; EOFError when the stream ends before."""
+    buf = b""
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise EOFError
+        buf += chunk
+    return buf
