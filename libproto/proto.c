@@ -603,6 +603,13 @@ static int aifs_check_ds_register_req(const void *fixed)
 	return aifs_addr_check(&m->addr);
 }
 
+static int aifs_check_ds_heartbeat_req(const void *fixed)
+{
+	const struct aifs_ds_heartbeat_req *m = fixed;
+
+	return le32_to_cpu(m->flags) & ~AIFS_DS_KNOWN ? -EINVAL : 0;
+}
+
 static int aifs_check_ds_register_rep(const void *fixed)
 {
 	const struct aifs_ds_register_rep *m = fixed;
@@ -825,7 +832,8 @@ static const struct aifs_op_desc {
 		MSG0(struct aifs_ds_register_req, aifs_check_ds_register_req),
 		MSG0(struct aifs_ds_register_rep, aifs_check_ds_register_rep) },
 	[AIFS_OP_DS_HEARTBEAT] = { "DS_HEARTBEAT",
-		MSG0(struct aifs_ds_heartbeat_req, NULL),
+		MSG0(struct aifs_ds_heartbeat_req,
+		     aifs_check_ds_heartbeat_req),
 		MSG0(struct aifs_ds_heartbeat_rep,
 		     aifs_check_ds_heartbeat_rep) },
 	[AIFS_OP_CHUNK_READ] = { "CHUNK_READ",

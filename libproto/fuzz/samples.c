@@ -355,6 +355,7 @@ static void aifs_sample_other(u16 op, bool reply, bool max,
 		break;
 	case AIFS_OP_DS_HEARTBEAT * 2:
 		f->ds_heartbeat_req.id = cpu_to_le32(12);
+		f->ds_heartbeat_req.flags = cpu_to_le32(AIFS_DS_DRAIN);
 		f->ds_heartbeat_req.chunks = cpu_to_le64(1000);
 		break;
 	case AIFS_OP_DS_HEARTBEAT * 2 + 1:

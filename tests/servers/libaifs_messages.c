@@ -453,14 +453,14 @@ static void test_cluster(struct aifs_conn *c)
 	CHECK(!err && map.flags == cpu_to_le32(AIFS_MAP_UNCHANGED) &&
 	      !map.count, "current map: %d", err);
 
-	err = aifs_ds_heartbeat(c, 1, &space, 2, &hb);
+	err = aifs_ds_heartbeat(c, 1, 0, &space, 2, &hb);
 	CHECK(!err && le32_to_cpu(hb.state) == AIFS_DS_UP &&
 	      le64_to_cpu(hb.epoch) == 2, "heartbeat: %d", err);
 	space.free = 0;
-	err = aifs_ds_heartbeat(c, 2, &space, 2, &hb);
+	err = aifs_ds_heartbeat(c, 2, 0, &space, 2, &hb);
 	CHECK(!err && le32_to_cpu(hb.state) == AIFS_DS_DRAINING,
 	      "heartbeat of a full server: %d", err);
-	err = aifs_ds_heartbeat(c, 99, &space, 2, &hb);
+	err = aifs_ds_heartbeat(c, 99, 0, &space, 2, &hb);
 	CHECK(err == -ENOENT, "heartbeat of an unknown server: %d", err);
 }
 

@@ -605,12 +605,13 @@ int aifs_ds_register(struct aifs_conn *conn, const u8 uuid[16], u32 id,
 	return ops_call(conn, &m);
 }
 
-int aifs_ds_heartbeat(struct aifs_conn *conn, u32 id,
+int aifs_ds_heartbeat(struct aifs_conn *conn, u32 id, u32 flags,
 		      const struct aifs_ds_space *space, u64 epoch,
 		      struct aifs_ds_heartbeat_rep *rep)
 {
 	struct aifs_ds_heartbeat_req req = {
 		.id = cpu_to_le32(id),
+		.flags = cpu_to_le32(flags),
 		.capacity = cpu_to_le64(space->capacity),
 		.free = cpu_to_le64(space->free),
 		.chunks = cpu_to_le64(space->chunks),

@@ -24,7 +24,8 @@
  *   1  first version: HELLO, AUTH, PING; namespace operations LOOKUP ..
  *      LAYOUT_SET on the MDS; cluster map, DS registration and heartbeat;
  *      chunk read, write, truncate, delete, checksum, replica forward and
- *      DS statfs on the data servers.
+ *      DS statfs on the data servers.  Before its release: AIFS_DS_DRAIN,
+ *      and DS_HEARTBEAT's reserved field became its flags.
  */
 #ifndef AIFS_PROTO_H
 #define AIFS_PROTO_H
@@ -929,9 +930,10 @@ enum aifs_ds_state {
 	AIFS_DS_RETIRED		= 4,	/* gone for good; its id is never reused */
 };
 
-/* aifs_ds_info.flags, aifs_ds_register_req.flags */
+/* aifs_ds_info.flags, aifs_ds_register_req.flags, aifs_ds_heartbeat_req.flags */
 #define AIFS_DS_RDMA		(1U << 0)	/* also listens for RDMA CM */
-#define AIFS_DS_KNOWN		0x1U
+#define AIFS_DS_DRAIN		(1U << 1)	/* asks to be DRAINING, else UP */
+#define AIFS_DS_KNOWN		0x3U
 
 /**
  * struct aifs_ds_info - one data server in the cluster map
@@ -1024,7 +1026,7 @@ struct aifs_ds_register_rep {
 /**
  * struct aifs_ds_heartbeat_req - DS_HEARTBEAT (data server -> MDS)
  * @id:       server id
- * @reserved: zero
+ * @flags:    AIFS_DS_*, as in DS_REGISTER (AIFS_DS_DRAIN may change)
  * @capacity: bytes
  * @free:     bytes
  * @chunks:   chunks stored
@@ -1032,7 +1034,7 @@ struct aifs_ds_register_rep {
  */
 struct aifs_ds_heartbeat_req {
 	__le32 id;
-	__le32 reserved;
+	__le32 flags;
 	__le64 capacity;
 	__le64 free;
 	__le64 chunks;

@@ -300,9 +300,11 @@ static void test_fixed_checks(void)
 	EXPECT_FIXED(AIFS_OP_DS_REGISTER, false, struct aifs_ds_register_req,
 		     m->addr.addr[15] = 1, -EINVAL);
 	EXPECT_FIXED(AIFS_OP_DS_REGISTER, false, struct aifs_ds_register_req,
-		     m->flags = cpu_to_le32(2), -EINVAL);
+		     m->flags = cpu_to_le32(4), -EINVAL);
 	EXPECT_FIXED(AIFS_OP_DS_REGISTER, true, struct aifs_ds_register_rep,
 		     m->id = 0, -EBADMSG);
+	EXPECT_FIXED(AIFS_OP_DS_HEARTBEAT, false, struct aifs_ds_heartbeat_req,
+		     m->flags = cpu_to_le32(4), -EINVAL);
 	EXPECT_FIXED(AIFS_OP_DS_HEARTBEAT, true, struct aifs_ds_heartbeat_rep,
 		     m->state = cpu_to_le32(AIFS_DS_RETIRED + 1), -EBADMSG);
 

@@ -330,7 +330,8 @@ int aifs_ds_register(struct aifs_conn *conn, const u8 uuid[16], u32 id,
 		     u32 flags, const struct aifs_ds_space *space,
 		     const struct aifs_addr *addr,
 		     struct aifs_ds_register_rep *rep);
-int aifs_ds_heartbeat(struct aifs_conn *conn, u32 id,
+/* @flags AIFS_DS_*, as registered but for AIFS_DS_DRAIN. */
+int aifs_ds_heartbeat(struct aifs_conn *conn, u32 id, u32 flags,
 		      const struct aifs_ds_space *space, u64 epoch,
 		      struct aifs_ds_heartbeat_rep *rep);
 
