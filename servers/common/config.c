@@ -242,7 +242,8 @@ static void config_usage(const char *prog, const char *default_path, FILE *out)
 }
 
 int aifs_config_from_args(int argc, char **argv, const char *default_path,
-			  const struct aifs_setting *table, void *cfg)
+			  const struct aifs_setting *table, void *cfg,
+			  const char **pathp)
 {
 	static const struct option options[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -274,6 +275,7 @@ int aifs_config_from_args(int argc, char **argv, const char *default_path,
 		config_usage(argv[0], default_path, stderr);
 		return AIFS_CONFIG_FAILED;
 	}
+	*pathp = path;
 	if (aifs_config_load(table, cfg, path))
 		return AIFS_CONFIG_FAILED;
 	if (!print)

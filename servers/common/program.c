@@ -11,9 +11,11 @@
 int aifs_server_main(int argc, char **argv,
 		     const struct aifs_server_program *prog)
 {
+	const char *path;
+
 	aifs_log_setup(prog->name, AIFS_LOG_INFO);
 	switch (aifs_config_from_args(argc, argv, prog->config_path,
-				      prog->settings, prog->config)) {
+				      prog->settings, prog->config, &path)) {
 	case AIFS_CONFIG_RUN:
 		break;
 	case AIFS_CONFIG_DONE:
@@ -22,6 +24,8 @@ int aifs_server_main(int argc, char **argv,
 		return EXIT_FAILURE;
 	}
 	aifs_log_setup(prog->name, prog->server->log_level);
+	if (prog->config_file)
+		*prog->config_file = path;
 	return prog->main(prog->data);
 }
 

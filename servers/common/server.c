@@ -118,6 +118,13 @@ static void server_on_signal(struct aifs_loop *loop, int fd,
 	(void)events;
 	if (read(fd, &si, sizeof(si)) != sizeof(si))
 		return;
+	if (si.ssi_signo == SIGHUP) {
+		aifs_info("SIGHUP: %s", srv->reload ? "reloading the config" :
+			  "nothing to reload");
+		if (srv->reload)
+			srv->reload(srv->data);
+		return;
+	}
 	if (!srv->stopping) {
 		server_stop(srv, strsignal(si.ssi_signo));
 		return;
@@ -167,7 +174,7 @@ static int64_t server_cron(struct aifs_loop *loop, void *data)
 	return AIFS_CRON_MS;
 }
 
-/* SIGTERM and SIGINT arrive through a signalfd, in every thread blocked. */
+/* SIGTERM, SIGINT, SIGHUP arrive through a signalfd, in every thread blocked. */
 static int server_signals(struct aifs_server *srv)
 {
 	sigset_t set;
@@ -176,6 +183,7 @@ static int server_signals(struct aifs_server *srv)
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
 	err = pthread_sigmask(SIG_BLOCK, &set, NULL);
 	if (err)
 		return -err;
@@ -265,6 +273,11 @@ void aifs_server_on_session_end(struct aifs_server *srv,
 				aifs_session_end_fn *fn)
 {
 	srv->session_end = fn;
+}
+
+void aifs_server_on_reload(struct aifs_server *srv, aifs_reload_fn *fn)
+{
+	srv->reload = fn;
 }
 
 static int server_listen(struct aifs_server *srv)

@@ -82,7 +82,8 @@ void aifs_config_print(const struct aifs_setting *table, const void *cfg,
 
 /*
  * The command line every server shares: [-c FILE] [--print-config] [-h].
- * Loads the config (@default_path without -c).  Returns AIFS_CONFIG_RUN,
+ * Loads the config (@default_path without -c) and points @path at the
+ * file's name (it lives as long as argv).  Returns AIFS_CONFIG_RUN,
  * AIFS_CONFIG_DONE (printed help or config: exit 0) or AIFS_CONFIG_FAILED
  * (exit 1, the reason is logged).
  */
@@ -92,6 +93,7 @@ enum {
 	AIFS_CONFIG_FAILED,
 };
 int aifs_config_from_args(int argc, char **argv, const char *default_path,
-			  const struct aifs_setting *table, void *cfg);
+			  const struct aifs_setting *table, void *cfg,
+			  const char **path);
 
 #endif /* AIFS_CONFIG_H */

@@ -128,7 +128,8 @@ int aifs_server_register(struct aifs_server *srv, u16 opcode,
 			 aifs_handler_fn *fn, unsigned int flags);
 
 /*
- * Listen and serve until SIGTERM or SIGINT; then stop accepting, answer the
+ * Listen and serve until SIGTERM or SIGINT (SIGHUP: aifs_server_on_reload());
+ * then stop accepting, answer the
  * requests in flight (for up to io_timeout seconds), close every
  * connection and return 0.  Errors are logged.
  */
@@ -156,10 +157,21 @@ typedef void aifs_session_end_fn(void *data, u64 session_id);
 void aifs_server_on_session_end(struct aifs_server *srv,
 				aifs_session_end_fn *fn);
 
+/*
+ * Called on the loop thread on SIGHUP: take up what may change in the
+ * config file, without blocking (hand the reading to a thread of the
+ * server's).  Without one, SIGHUP is logged and ignored.
+ */
+typedef void aifs_reload_fn(void *data);
+
+void aifs_server_on_reload(struct aifs_server *srv, aifs_reload_fn *fn);
+
 /**
  * struct aifs_server_program - a server's main(), for aifs_server_main()
  * @name:        the program as the log names it ("aifs-mds")
  * @config_path: the config file read when the command line has no -c FILE
+ * @config_file: if not NULL, where the name of the file read is stored
+ *               (to read it again on SIGHUP)
  * @settings:    the setting table that fills @config
  * @config:      the server's config struct
  * @server:      the struct aifs_server_config inside @config
@@ -170,6 +182,7 @@ void aifs_server_on_session_end(struct aifs_server *srv,
 struct aifs_server_program {
 	const char *name;
 	const char *config_path;
+	const char **config_file;
 	const struct aifs_setting *settings;
 	void *config;
 	const struct aifs_server_config *server;
