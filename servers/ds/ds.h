@@ -40,6 +40,7 @@ struct ds_config {
 	char public_address[NI_MAXHOST];
 	int replica_timeout_ms;
 	int peer_retry_ms;
+	int drain;		/* the MDS places no new files here */
 };
 
 /* What ds.id in the data directory holds. */
@@ -75,6 +76,7 @@ struct ds_mds_link;
 
 struct ds {
 	struct ds_config cfg;
+	const char *config_file;	/* read again on SIGHUP */
 	struct ds_identity ident;
 	pthread_mutex_t ident_lock;	/* ident.id changes on registration */
 	int lock_fd;			/* flock of ds.id: one instance per dir */
@@ -94,6 +96,9 @@ int ds_identity_format(struct ds *ds);
 int ds_identity_set_id(struct ds *ds, u32 id);
 u32 ds_self_id(struct ds *ds);
 int ds_uuid_parse(const char *s, u8 uuid[16]);
+
+/* main.c */
+int ds_config_reread(const struct ds *ds, struct ds_config *cfg);
 void ds_uuid_format(const u8 uuid[16], char s[DS_UUID_STR_LEN + 1]);
 
 /* store.c: chunk files and their metadata sidecar */
@@ -176,5 +181,6 @@ int ds_statfs_register(struct aifs_server *srv);
 int ds_mds_start(struct ds *ds);
 void ds_mds_stop(struct ds *ds);
 void ds_mds_refresh(struct ds *ds);
+void ds_mds_reload(void *data);
 
 #endif /* AIFS_DS_H */

@@ -28,8 +28,16 @@ static const struct aifs_setting ds_settings[] = {
 			 replica_timeout_ms, "10000", 100, 600000),
 	AIFS_SETTING_INT("peer_retry_ms", struct ds_config, peer_retry_ms,
 			 "1000", 0, 600000),
+	AIFS_SETTING_ENUM("drain", struct ds_config, drain, "no",
+			  aifs_setting_bool_names),
 	{ 0 }
 };
+
+/* The config file as it is now into @cfg: 0 or -errno, logged. */
+int ds_config_reread(const struct ds *ds, struct ds_config *cfg)
+{
+	return aifs_config_load(ds_settings, cfg, ds->config_file);
+}
 
 static void ds_usage(const char *prog)
 {
@@ -42,8 +50,9 @@ static void ds_usage(const char *prog)
 	       "  -h, --help         this text\n"
 	       "Settings of ds.conf besides the common ones of every server:\n"
 	       "  data_dir, fs_uuid, direct_io, ds_id, mds, peers,\n"
-	       "  public_address, replica_timeout_ms, peer_retry_ms\n"
-	       "(Documentation/ds.md explains each).\n", prog, DS_CONFIG_PATH);
+	       "  public_address, replica_timeout_ms, peer_retry_ms, drain\n"
+	       "(Documentation/ds.md explains each; SIGHUP reads drain again).\n",
+	       prog, DS_CONFIG_PATH);
 }
 
 /*
@@ -102,6 +111,7 @@ static int ds_serve(struct ds *ds)
 	if (err)
 		return err;
 	/* After the runtime blocked SIGTERM: our threads inherit that. */
+	aifs_server_on_reload(srv, ds_mds_reload);
 	err = ds_io_register(srv);
 	if (!err)
 		err = ds_statfs_register(srv);
@@ -150,6 +160,7 @@ int main(int argc, char **argv)
 	const struct aifs_server_program ds_program = {
 		.name = "aifs-ds",
 		.config_path = DS_CONFIG_PATH,
+		.config_file = &start.ds.config_file,
 		.settings = ds_settings,
 		.config = &start.ds.cfg,
 		.server = &start.ds.cfg.server,

@@ -7,7 +7,8 @@
  * the addresses of its peers from it.  An MDS that is down or unreachable
  * is retried with a growing pause (up to DS_MDS_BACKOFF_MAX_MS), going
  * round the configured list; ENOENT to a heartbeat means the MDS forgot
- * us: register again.
+ * us: register again.  Both carry AIFS_DS_DRAIN while ds.conf says
+ * drain = yes, read again on SIGHUP (then a heartbeat goes at once).
  */
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -32,10 +33,11 @@ struct ds_mds_addr {
 struct ds_mds_link {
 	struct ds *ds;
 	pthread_t thread;
-	pthread_mutex_t lock;	/* protects @stop, @refresh */
+	pthread_mutex_t lock;	/* protects @stop, @refresh, @reload */
 	pthread_cond_t wake;
 	bool stop;
 	bool refresh;		/* a peer is unknown: heartbeat now */
+	bool reload;		/* SIGHUP: read drain again */
 	struct ds_mds_addr mds[DS_MDS_MAX];
 	int nr_mds;
 	struct aifs_addr self;	/* what we tell the MDS */
@@ -135,11 +137,18 @@ static int ds_mds_map(struct ds_mds_link *l, u64 epoch)
 	return err;
 }
 
+/* AIFS_DS_* of DS_REGISTER and DS_HEARTBEAT. */
+static __le32 ds_mds_flags(const struct ds_mds_link *l)
+{
+	return cpu_to_le32(l->ds->cfg.drain ? AIFS_DS_DRAIN : 0);
+}
+
 static int ds_mds_register(struct ds_mds_link *l)
 {
 	struct ds *ds = l->ds;
 	struct aifs_ds_register_req req = {
 		.id = cpu_to_le32(ds_self_id(ds)),
+		.flags = ds_mds_flags(l),
 		.addr = l->self,
 	};
 	struct aifs_ds_register_rep rep;
@@ -171,10 +180,38 @@ static int ds_mds_register(struct ds_mds_link *l)
 	return ds_mds_map(l, le64_to_cpu(rep.epoch));
 }
 
+/*
+ * After a SIGHUP: take drain from the config file as it is now (only this
+ * thread reads it).  A file that no longer reads changes nothing.
+ */
+static void ds_mds_take_reload(struct ds_mds_link *l)
+{
+	struct ds_config *fresh;
+	bool reload;
+
+	pthread_mutex_lock(&l->lock);
+	reload = l->reload;
+	l->reload = false;
+	pthread_mutex_unlock(&l->lock);
+	if (!reload)
+		return;
+	fresh = malloc(sizeof(*fresh));
+	if (!fresh || ds_config_reread(l->ds, fresh)) {
+		aifs_warn("%s: kept the settings in use", l->ds->config_file);
+	} else if (fresh->drain != l->ds->cfg.drain) {
+		l->ds->cfg.drain = fresh->drain;
+		aifs_info("drain = %s: asking the MDS to make this server %s",
+			  fresh->drain ? "yes" : "no",
+			  fresh->drain ? "DRAINING" : "UP");
+	}
+	free(fresh);
+}
+
 static int ds_mds_heartbeat(struct ds_mds_link *l)
 {
 	struct aifs_ds_heartbeat_req req = {
 		.id = cpu_to_le32(ds_self_id(l->ds)),
+		.flags = ds_mds_flags(l),
 		.chunks = cpu_to_le64(atomic_load(&l->ds->nr_chunks)),
 		.epoch = cpu_to_le64(l->epoch),
 	};
@@ -214,9 +251,12 @@ static int ds_mds_session(struct ds_mds_link *l, int which)
 	err = ds_mds_connect(l, which);
 	if (err)
 		return err;
+	ds_mds_take_reload(l);
 	err = ds_mds_register(l);
-	while (!err && !ds_mds_sleep(l, l->heartbeat_ms))
+	while (!err && !ds_mds_sleep(l, l->heartbeat_ms)) {
+		ds_mds_take_reload(l);
 		err = ds_mds_heartbeat(l);
+	}
 	aifs_close(l->conn);
 	l->conn = NULL;
 	return err;
@@ -318,6 +358,23 @@ void ds_mds_refresh(struct ds *ds)
 	if (!l)
 		return;
 	pthread_mutex_lock(&l->lock);
+	l->refresh = true;
+	pthread_cond_signal(&l->wake);
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* SIGHUP, on the loop thread: the MDS thread reads the file. */
+void ds_mds_reload(void *data)
+{
+	struct ds *ds = data;
+	struct ds_mds_link *l = ds->mds;
+
+	if (!l) {
+		aifs_info("mds = none: drain means nothing without an MDS");
+		return;
+	}
+	pthread_mutex_lock(&l->lock);
+	l->reload = true;
 	l->refresh = true;
 	pthread_cond_signal(&l->wake);
 	pthread_mutex_unlock(&l->lock);

@@ -6,10 +6,11 @@
  * copy in memory, under a mutex, serves MAP_GET, STATFS and placement.
  * Only the writer changes it, always database first, then the copy.
  *
- * States: a server is UP after registering or a heartbeat; OFFLINE once
- * silent for heartbeat_grace_ms (the writer looks between its batches);
- * DRAINING and RETIRED are set by the administrator and kept across
- * heartbeats.  After a restart every server gets a full grace period.
+ * States: a server is UP after registering or a heartbeat, or DRAINING
+ * when that asks for it (AIFS_DS_DRAIN: no new files are placed on it);
+ * OFFLINE once silent for heartbeat_grace_ms (the writer looks between its
+ * batches); RETIRED is kept.  After a restart every server gets a full
+ * grace period.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -241,6 +242,15 @@ static int ds_new(struct mds_txn *t, const struct aifs_ds_register_req *in,
 	return 0;
 }
 
+/* The state a server that speaks with @flags is in (AIFS_DS_DRAIN). */
+static __le32 ds_live_state(const struct aifs_ds_info *info, __le32 flags)
+{
+	if (le32_to_cpu(info->state) == AIFS_DS_RETIRED)
+		return info->state;
+	return cpu_to_le32(le32_to_cpu(flags) & AIFS_DS_DRAIN ?
+			   AIFS_DS_DRAINING : AIFS_DS_UP);
+}
+
 static int ds_register(struct mds_txn *t, const struct aifs_ds_register_req *in,
 		       struct aifs_ds_info *info)
 {
@@ -258,8 +268,7 @@ static int ds_register(struct mds_txn *t, const struct aifs_ds_register_req *in,
 		if (err)
 			return err;
 	}
-	if (le32_to_cpu(info->state) != AIFS_DS_DRAINING)
-		info->state = cpu_to_le32(AIFS_DS_UP);
+	info->state = ds_live_state(info, in->flags);
 	info->capacity = in->capacity;
 	info->free = in->free;
 	info->addr = in->addr;
@@ -296,7 +305,8 @@ static int apply_ds_heartbeat(struct mds_txn *t, struct mds_op *op)
 	struct aifs_ds_heartbeat_req in;
 	struct aifs_ds_heartbeat_rep rep;
 	struct aifs_ds_info info;
-	bool back;
+	__le32 state;
+	bool moved;
 	int err;
 
 	err = mds_decode(op->req, &in, sizeof(in), NULL);
@@ -304,12 +314,18 @@ static int apply_ds_heartbeat(struct mds_txn *t, struct mds_op *op)
 		err = map_lookup(t->mds->map, NULL, le32_to_cpu(in.id), &info);
 	if (err)
 		return err;
-	back = le32_to_cpu(info.state) == AIFS_DS_OFFLINE;
-	if (back)
-		info.state = cpu_to_le32(AIFS_DS_UP);
+	/* Back from OFFLINE, or starting or stopping to drain. */
+	state = ds_live_state(&info, in.flags);
+	if (state != info.state)
+		aifs_info("data server %u is %s", le32_to_cpu(info.id),
+			  le32_to_cpu(state) == AIFS_DS_DRAINING ? "draining" :
+			  "up");
+	moved = state != info.state || in.flags != info.flags;
+	info.state = state;
+	info.flags = in.flags;
 	info.capacity = in.capacity;
 	info.free = in.free;
-	err = map_store(t, &info, back);
+	err = map_store(t, &info, moved);
 	if (err)
 		return err;
 	rep = (struct aifs_ds_heartbeat_rep){
