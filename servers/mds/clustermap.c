@@ -455,27 +455,29 @@ static int mds_statfs_files(struct mds_txn *t, struct aifs_statfs_rep *rep)
 	return 0;
 }
 
-int mds_handle_statfs(struct aifs_request *req)
+static int statfs_reply(struct mds_txn *t, struct aifs_request *req,
+			const void *arg, const struct aifs_span *parts)
 {
+	const struct aifs_ino_req *in = arg;
 	struct aifs_statfs_rep rep = { 0 };
 	struct mds_inode inode;
-	struct aifs_ino_req in;
-	struct mds_txn t;
 	int err;
 
-	err = mds_decode(req, &in, sizeof(in), NULL);
+	(void)parts;
+	err = mds_inode_get(t, le64_to_cpu(in->ino), &inode);
 	if (!err)
-		err = mds_read_begin(req->data, &t);
+		err = mds_statfs_files(t, &rep);
 	if (err)
 		return err;
-	err = mds_inode_get(&t, le64_to_cpu(in.ino), &inode);
-	if (!err)
-		err = mds_statfs_files(&t, &rep);
-	mds_read_end(&t);
-	if (err)
-		return err;
-	map_statfs(t.mds->map, &rep);
+	map_statfs(t->mds->map, &rep);
 	rep.bsize = cpu_to_le32(4096);
 	rep.namelen = cpu_to_le32(AIFS_NAME_MAX);
 	return mds_reply(req, &rep, sizeof(rep), NULL);
+}
+
+int mds_handle_statfs(struct aifs_request *req)
+{
+	struct aifs_ino_req in;
+
+	return mds_read(req, &in, sizeof(in), statfs_reply);
 }

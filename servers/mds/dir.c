@@ -102,23 +102,21 @@ static int lookup(struct mds_txn *t, const struct aifs_name_req *in,
 	return 0;
 }
 
-int mds_handle_lookup(struct aifs_request *req)
+static int lookup_reply(struct mds_txn *t, struct aifs_request *req,
+			const void *in, const struct aifs_span *name)
 {
-	struct aifs_span name[AIFS_MSG_MAX_PARTS];
 	struct aifs_entry_rep rep;
-	struct aifs_name_req in;
-	struct mds_txn t;
 	int err;
 
-	err = mds_decode(req, &in, sizeof(in), name);
-	if (err)
-		return err;
-	err = mds_read_begin(req->data, &t);
-	if (err)
-		return err;
-	err = lookup(&t, &in, name, &rep);
-	mds_read_end(&t);
+	err = lookup(t, in, name, &rep);
 	return err ? err : mds_reply(req, &rep, sizeof(rep), NULL);
+}
+
+int mds_handle_lookup(struct aifs_request *req)
+{
+	struct aifs_name_req in;
+
+	return mds_read(req, &in, sizeof(in), lookup_reply);
 }
 
 /* Append the entry at the cursor; -ENOSPC when the reply is full. */

@@ -171,22 +171,23 @@ int mds_reply_attr(struct aifs_request *req,
 	return mds_reply(req, &rep, sizeof(rep), NULL);
 }
 
+static int getattr(struct mds_txn *t, struct aifs_request *req,
+		   const void *arg, const struct aifs_span *parts)
+{
+	const struct aifs_ino_req *in = arg;
+	struct mds_inode inode;
+	int err;
+
+	(void)parts;
+	err = mds_inode_get(t, le64_to_cpu(in->ino), &inode);
+	return err ? err : mds_reply_attr(req, &inode);
+}
+
 int mds_handle_getattr(struct aifs_request *req)
 {
 	struct aifs_ino_req in;
-	struct mds_inode inode;
-	struct mds_txn t;
-	int err;
 
-	err = mds_decode(req, &in, sizeof(in), NULL);
-	if (err)
-		return err;
-	err = mds_read_begin(req->data, &t);
-	if (err)
-		return err;
-	err = mds_inode_get(&t, le64_to_cpu(in.ino), &inode);
-	mds_read_end(&t);
-	return err ? err : mds_reply_attr(req, &inode);
+	return mds_read(req, &in, sizeof(in), getattr);
 }
 
 /* chmod: the owner (or root); setgid dropped unless in the file's group. */

@@ -60,25 +60,27 @@ int mds_layout_assign(struct mds_txn *t, struct aifs_layout *layout)
 	return err == -ENOSPC ? 0 : err;
 }
 
-int mds_handle_layout_get(struct aifs_request *req)
+static int layout_get(struct mds_txn *t, struct aifs_request *req,
+		      const void *arg, const struct aifs_span *parts)
 {
+	const struct aifs_ino_req *in = arg;
 	struct aifs_layout_rep rep;
 	struct mds_inode inode;
-	struct aifs_ino_req in;
-	struct mds_txn t;
 	int err;
 
-	err = mds_decode(req, &in, sizeof(in), NULL);
-	if (!err)
-		err = mds_read_begin(req->data, &t);
-	if (err)
-		return err;
-	err = mds_inode_get(&t, le64_to_cpu(in.ino), &inode);
-	mds_read_end(&t);
+	(void)parts;
+	err = mds_inode_get(t, le64_to_cpu(in->ino), &inode);
 	if (err)
 		return err;
 	rep.layout = inode.layout;
 	return mds_reply(req, &rep, sizeof(rep), NULL);
+}
+
+int mds_handle_layout_get(struct aifs_request *req)
+{
+	struct aifs_ino_req in;
+
+	return mds_read(req, &in, sizeof(in), layout_get);
 }
 
 /* Explicit targets must be known data servers, each once per group. */

@@ -319,6 +319,16 @@ int mds_decode(const struct aifs_request *req, void *fixed, u32 size,
 int mds_reply(struct aifs_request *req, const void *fixed, u32 size,
 	      const struct aifs_span *parts);
 
+/*
+ * A read-only handler's work: @in is the request's decoded fixed part,
+ * @parts what follows it; replies (mds_reply()) inside @t, so that it may
+ * send values that live only as long as the transaction.
+ */
+typedef int mds_read_fn(struct mds_txn *t, struct aifs_request *req,
+			const void *in, const struct aifs_span *parts);
+
+int mds_read(struct aifs_request *req, void *in, u32 size, mds_read_fn *fn);
+
 /* ---- check.c ---- */
 
 int mds_check(struct mds *mds);

@@ -15,6 +15,26 @@ int mds_decode(const struct aifs_request *req, void *fixed, u32 size,
 			       req->payload_len, fixed, size, parts);
 }
 
+/*
+ * What every read-only handler does, as mds_write() for changes: decode
+ * @req into @in (@size bytes), then @fn in a read transaction.
+ */
+int mds_read(struct aifs_request *req, void *in, u32 size, mds_read_fn *fn)
+{
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
+	struct mds_txn t;
+	int err;
+
+	err = mds_decode(req, in, size, parts);
+	if (!err)
+		err = mds_read_begin(req->data, &t);
+	if (err)
+		return err;
+	err = fn(&t, req, in, parts);
+	mds_read_end(&t);
+	return err;
+}
+
 /* Encode the reply to @req into a buffer the runtime sends and frees. */
 int mds_reply(struct aifs_request *req, const void *fixed, u32 size,
 	      const struct aifs_span *parts)
