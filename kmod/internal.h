@@ -20,6 +20,7 @@
 #include <linux/xarray.h>
 
 #include <aifs/aifs_proto.h>
+#include <aifs/aifs_codec.h>
 
 struct crypto_shash;
 struct aifs_fs_info;
@@ -247,6 +248,120 @@ struct aifs_session {
 
 int aifs_session_open(struct aifs_fs_info *fsi, struct fs_context *fc);
 void aifs_session_close(struct aifs_fs_info *fsi);
+
+/*
+ * mds.c
+ */
+
+/**
+ * struct aifs_mds_msg - one request to the MDS and its decoded reply
+ * @op: enum aifs_opcode
+ * @req: the request's fixed struct; its leading struct aifs_cred is
+ *	filled in by aifs_mds_call()
+ * @req_size: sizeof(*@req)
+ * @req_parts: variable parts of the request (names, targets, values)
+ * @rep: out: the reply's fixed struct
+ * @rep_size: sizeof(*@rep)
+ * @rep_buf: room for a reply with variable parts, NULL for replies
+ *	without; @rep_parts then point into it
+ * @rep_max: bytes at @rep_buf
+ * @rep_parts: out: the reply's variable parts
+ */
+struct aifs_mds_msg {
+	u16 op;
+	void *req;
+	u32 req_size;
+	struct aifs_span req_parts[AIFS_MSG_MAX_PARTS];
+	void *rep;
+	u32 rep_size;
+	void *rep_buf;
+	u32 rep_max;
+	struct aifs_span rep_parts[AIFS_MSG_MAX_PARTS];
+};
+
+int aifs_mds_call(struct super_block *sb, struct aifs_mds_msg *m);
+
+/*
+ * inode.c
+ */
+
+/* aifs_inode_info.flags */
+#define AIFS_I_STALE	0	/* the server's inode is gone or changed type */
+
+/**
+ * struct aifs_inode_info - an aifs inode
+ * @vfs_inode: the VFS inode
+ * @generation: the server's generation of the inode number
+ * @change: the server's change counter at the last update
+ * @attr_expire: jiffies after which the attributes are refetched
+ * @blksize: preferred I/O size the server reported
+ * @flags: AIFS_I_* bits
+ * @symlink: a symlink's target once read, NUL-terminated; set once
+ */
+struct aifs_inode_info {
+	struct inode vfs_inode;
+	u64 generation;
+	u64 change;
+	unsigned long attr_expire;
+	u32 blksize;
+	unsigned long flags;
+	char *symlink;
+};
+
+static inline struct aifs_inode_info *AIFS_I(struct inode *inode)
+{
+	return container_of(inode, struct aifs_inode_info, vfs_inode);
+}
+
+extern const struct inode_operations aifs_file_iops;
+
+int aifs_inode_cache_init(void);
+void aifs_inode_cache_exit(void);
+struct inode *aifs_alloc_inode(struct super_block *sb);
+void aifs_free_inode(struct inode *inode);
+struct inode *aifs_iget(struct super_block *sb, const struct aifs_attr *attr);
+int aifs_inode_update(struct inode *inode, const struct aifs_attr *attr);
+int aifs_getattr_call(struct super_block *sb, u64 ino, struct aifs_attr *attr);
+int aifs_revalidate(struct inode *inode, bool force);
+int aifs_getattr(struct user_namespace *mnt_userns, const struct path *path,
+		 struct kstat *stat, u32 request_mask, unsigned int flags);
+int aifs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+		 struct iattr *attr);
+int aifs_open(struct inode *inode, struct file *file);
+
+/*
+ * namei.c
+ */
+
+extern const struct inode_operations aifs_dir_iops;
+extern const struct inode_operations aifs_symlink_iops;
+
+int aifs_name_call(struct super_block *sb, u64 dir, u16 op,
+		   struct aifs_span name, struct aifs_entry_rep *rep);
+int aifs_lookup_path(struct super_block *sb, const char *path,
+		     struct aifs_attr *attr);
+
+/*
+ * dir.c
+ */
+
+extern const struct file_operations aifs_dir_fops;
+
+/*
+ * dentry.c
+ */
+
+extern const struct dentry_operations aifs_dentry_ops;
+
+void aifs_dentry_set_expiry(struct dentry *dentry);
+
+/*
+ * xattr.c
+ */
+
+extern const struct xattr_handler *aifs_xattr_handlers[];
+
+ssize_t aifs_listxattr(struct dentry *dentry, char *list, size_t size);
 
 /*
  * super.c

@@ -15,12 +15,12 @@
 #include <linux/init.h>
 #include <linux/lockdep.h>
 #include <linux/module.h>
+#include <linux/log2.h>
 #include <linux/slab.h>
+#include <linux/statfs.h>
+#include <asm/unaligned.h>
 
 #include "internal.h"
-
-/* Inode number of the root until the MDS client supplies the real one. */
-#define AIFS_ROOT_INO	1
 
 /* Numbers of live superblocks: "aifs-<id>" names their bdi and sysfs dir. */
 static DEFINE_IDA(aifs_ida);
@@ -60,33 +60,75 @@ static int aifs_show_options(struct seq_file *m, struct dentry *root)
 	return 0;
 }
 
+/* STATFS: the space of the data servers, the inodes of the MDS. */
+static int aifs_statfs(struct dentry *dentry, struct kstatfs *buf)
+{
+	struct super_block *sb = dentry->d_sb;
+	struct aifs_ino_req req = { .ino = cpu_to_le64(d_inode(dentry)->i_ino) };
+	struct aifs_statfs_rep rep;
+	struct aifs_mds_msg m = {
+		.op = AIFS_OP_STATFS,
+		.req = &req, .req_size = sizeof(req),
+		.rep = &rep, .rep_size = sizeof(rep),
+	};
+	const u8 *uuid = AIFS_SB(sb)->session.fs_uuid;
+	u32 bsize;
+	int err;
+
+	err = aifs_mds_call(sb, &m);
+	if (err)
+		return err;
+	bsize = le32_to_cpu(rep.bsize);
+	if (!bsize || !is_power_of_2(bsize) || bsize > AIFS_CHUNK_SIZE_MAX)
+		return -EIO;
+	buf->f_type = AIFS_SUPER_MAGIC;
+	buf->f_bsize = bsize;
+	buf->f_frsize = bsize;
+	buf->f_blocks = le64_to_cpu(rep.total_bytes) / bsize;
+	buf->f_bfree = le64_to_cpu(rep.free_bytes) / bsize;
+	buf->f_bavail = le64_to_cpu(rep.avail_bytes) / bsize;
+	buf->f_files = le64_to_cpu(rep.files);
+	buf->f_ffree = le64_to_cpu(rep.files_free);
+	buf->f_namelen = AIFS_NAME_MAX;
+	buf->f_fsid.val[0] = get_unaligned_le32(uuid) ^
+			     get_unaligned_le32(uuid + 8);
+	buf->f_fsid.val[1] = get_unaligned_le32(uuid + 4) ^
+			     get_unaligned_le32(uuid + 12);
+	return 0;
+}
+
 static const struct super_operations aifs_super_ops = {
-	.statfs		= simple_statfs,
+	.alloc_inode	= aifs_alloc_inode,
+	.free_inode	= aifs_free_inode,
+	.statfs		= aifs_statfs,
 	.show_options	= aifs_show_options,
 };
 
 /*
- * The root is an empty local directory for now: the namespace below it
- * comes from the metadata server once the MDS client exists.
+ * The root of the mount: the directory the source names, found from the
+ * file system's root (inode 1) one LOOKUP per component.
  */
-static struct inode *aifs_new_root_inode(struct super_block *sb)
+static int aifs_get_root(struct super_block *sb, struct fs_context *fc)
 {
-	struct inode *inode = new_inode(sb);
-	struct timespec64 now;
+	const char *path = AIFS_SB(sb)->opts.path ?: "/";
+	struct aifs_attr attr;
+	struct inode *root;
+	int err;
 
-	if (!inode)
-		return NULL;
-
-	inode->i_ino = AIFS_ROOT_INO;
-	inode->i_mode = S_IFDIR | 0755;
-	set_nlink(inode, 2);
-	inode->i_op = &simple_dir_inode_operations;
-	inode->i_fop = &simple_dir_operations;
-	now = current_time(inode);
-	inode->i_atime = now;
-	inode->i_mtime = now;
-	inode->i_ctime = now;
-	return inode;
+	err = aifs_lookup_path(sb, path, &attr);
+	if (err == -ENOENT)
+		errorfc(fc, "%s: no such directory on the server", path);
+	else if (err == -ENOTDIR)
+		errorfc(fc, "%s: not a directory on the server", path);
+	else if (err)
+		errorfc(fc, "%s: cannot look it up on the server: %d", path, err);
+	if (err)
+		return err;
+	root = aifs_iget(sb, &attr);
+	if (IS_ERR(root))
+		return PTR_ERR(root);
+	sb->s_root = d_make_root(root);
+	return sb->s_root ? 0 : -ENOMEM;
 }
 
 /*
@@ -96,7 +138,6 @@ static struct inode *aifs_new_root_inode(struct super_block *sb)
 static int aifs_fill_super(struct super_block *sb, struct fs_context *fc)
 {
 	struct aifs_fs_info *fsi = AIFS_SB(sb);
-	struct inode *root;
 	int err;
 
 	fsi->sb = sb;
@@ -106,6 +147,8 @@ static int aifs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_blocksize_bits = PAGE_SHIFT;
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
 	sb->s_time_gran = 1;
+	sb->s_d_op = &aifs_dentry_ops;
+	sb->s_xattr = aifs_xattr_handlers;
 
 	err = ida_alloc(&aifs_ida, GFP_KERNEL);
 	if (err < 0)
@@ -117,12 +160,9 @@ static int aifs_fill_super(struct super_block *sb, struct fs_context *fc)
 		return err;
 	aifs_set_readahead(fsi);
 
-	root = aifs_new_root_inode(sb);
-	if (!root)
-		return -ENOMEM;
-	sb->s_root = d_make_root(root);
-	if (!sb->s_root)
-		return -ENOMEM;
+	err = aifs_get_root(sb, fc);
+	if (err)
+		return err;
 
 	/* last, so that sysfs never shows a half-built mount */
 	return aifs_sysfs_register(fsi);
@@ -267,9 +307,13 @@ static int __init aifs_init(void)
 	if (err)
 		return err;
 
-	err = aifs_sysfs_init();
+	err = aifs_inode_cache_init();
 	if (err)
 		return err;
+
+	err = aifs_sysfs_init();
+	if (err)
+		goto out_inodes;
 
 	/* last: from here on mounts can arrive */
 	err = register_filesystem(&aifs_fs_type);
@@ -279,6 +323,8 @@ static int __init aifs_init(void)
 
 out_sysfs:
 	aifs_sysfs_exit();
+out_inodes:
+	aifs_inode_cache_exit();
 	return err;
 }
 
@@ -286,6 +332,7 @@ static void __exit aifs_exit(void)
 {
 	unregister_filesystem(&aifs_fs_type);
 	aifs_sysfs_exit();
+	aifs_inode_cache_exit();
 }
 
 module_init(aifs_init);

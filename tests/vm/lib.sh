@@ -57,10 +57,21 @@ assert_eq()
 # The shared secret of the test servers, as given to mount with secret=.
 AIFS_SECRET=test-secret-of-the-aifs-cluster
 AIFS_SERVER_PIDS=()
+AIFS_UMOUNT_AT_EXIT=()
+
+# umount_at_exit DIR...: unmount these (if mounted) before the servers are
+# stopped at exit, so that a failing test leaves no dead mount behind.
+umount_at_exit()
+{
+	AIFS_UMOUNT_AT_EXIT+=("$@")
+}
 
 stop_servers()
 {
-	local pid
+	local pid dir
+	for dir in "${AIFS_UMOUNT_AT_EXIT[@]}"; do
+		! mountpoint -q "$dir" || umount "$dir" || umount -l "$dir" || true
+	done
 	for pid in "${AIFS_SERVER_PIDS[@]}"; do
 		kill -KILL "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
@@ -68,15 +79,13 @@ stop_servers()
 	AIFS_SERVER_PIDS=()
 }
 
-# start_server PORT [SETTING=VALUE...]: run aifs-echo-server on
-# 127.0.0.1:PORT with $AIFS_SECRET in a mode 0600 file and its own config
-# under /tmp; it is killed when the test exits.  Sets SERVER_PID.
-start_server()
+# server_dir PORT [SETTING=VALUE...]: a directory under /tmp with
+# $AIFS_SECRET in a mode 0600 file and a server config listening on
+# 127.0.0.1:PORT; prints its path.
+server_dir()
 {
-	local port=$1 dir kv i
+	local port=$1 dir kv
 	shift
-	command -v aifs-echo-server >/dev/null ||
-		skip "aifs-echo-server not built (make user)"
 	dir=$(mktemp -d /tmp/aifs-server.XXXXXX)
 	(umask 077 && printf '%s\n' "$AIFS_SECRET" >"$dir/secret")
 	{
@@ -84,8 +93,16 @@ start_server()
 		echo "listen_port = $port"
 		echo "secret_file = $dir/secret"
 		for kv; do echo "${kv%%=*} = ${kv#*=}"; done
-	} >"$dir/echo.conf"
-	aifs-echo-server -c "$dir/echo.conf" >"$dir/log" 2>&1 &
+	} >"$dir/server.conf"
+	echo "$dir"
+}
+
+# run_server PROGRAM DIR: start PROGRAM with DIR's config, killed when the
+# test exits, and wait until it listens.  Sets SERVER_PID.
+run_server()
+{
+	local prog=$1 dir=$2 i
+	"$prog" -c "$dir/server.conf" >"$dir/log" 2>&1 &
 	SERVER_PID=$!
 	AIFS_SERVER_PIDS+=("$SERVER_PID")
 	trap stop_servers EXIT
@@ -95,7 +112,31 @@ start_server()
 		sleep 0.1
 	done
 	cat "$dir/log" >&2
-	fail "aifs-echo-server on port $port did not start"
+	fail "$prog on $(grep listen_port "$dir/server.conf") did not start"
+}
+
+# start_server PORT [SETTING=VALUE...]: run aifs-echo-server (handshake and
+# PING only) on 127.0.0.1:PORT.  Sets SERVER_PID.
+start_server()
+{
+	local dir
+	command -v aifs-echo-server >/dev/null ||
+		skip "aifs-echo-server not built (make user)"
+	dir=$(server_dir "$1" "${@:2}")
+	run_server aifs-echo-server "$dir"
+}
+
+# start_mds PORT [SETTING=VALUE...]: run aifs-mds on 127.0.0.1:PORT on a
+# new database under /tmp, formatted first.  Sets SERVER_PID and MDS_DIR.
+start_mds()
+{
+	command -v aifs-mds >/dev/null || skip "aifs-mds not built (make user)"
+	MDS_DIR=$(server_dir "$1" db_path="" map_size_mib=64 \
+		default_replicas=1 "${@:2}")
+	sed -i "s|^db_path = .*|db_path = $MDS_DIR/db|" "$MDS_DIR/server.conf"
+	aifs-mds -c "$MDS_DIR/server.conf" --format >"$MDS_DIR/format.log" 2>&1 ||
+		{ cat "$MDS_DIR/format.log" >&2; fail "aifs-mds --format failed"; }
+	run_server aifs-mds "$MDS_DIR"
 }
 
 # start_fake_server MODE PORT: the hostile server of

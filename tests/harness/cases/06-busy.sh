@@ -3,5 +3,5 @@
 . "$AIFS_TOP/tests/vm/lib.sh"
 load_aifs
 mkdir -p /mnt/busy
-start_server 7400
+start_mds 7400
 mount -t aifs -o secret=$AIFS_SECRET 127.0.0.1:/ /mnt/busy

@@ -5,8 +5,8 @@
 
 load_aifs
 mkdir -p /mnt/a /mnt/b
-start_server 7401
-start_server 7402
+start_mds 7401
+start_mds 7402
 expect_mount ok -o read_ahead_kb=4096,secret=$AIFS_SECRET,soft,timeo=50,port=7401 \
 	127.0.0.1:/ /mnt/a
 opts=$(grep ' /mnt/a aifs ' /proc/mounts) || fail "not in /proc/mounts"
@@ -53,11 +53,22 @@ expect_dmesg "port cannot be changed on remount"
 mount -o remount,read_ahead_kb=512 /mnt/a || fail "mount(8) remount failed"
 assert_eq "$(cat "$bdi/read_ahead_kb")" 512 "bdi after mount(8) remount"
 
-# The root is an empty directory until the MDS client lands.
+# The root is the MDS's root directory, empty on a new file system.
 [ -d /mnt/a ] || fail "root is not a directory"
 [ -z "$(ls -A /mnt/a)" ] || fail "root not empty"
+assert_eq "$(stat -c %i /mnt/a)" 1 "root inode"
 stat -f /mnt/a >/dev/null || fail "statfs failed"
 stat -f -c %t /mnt/a | grep -qi '^41494653$' || fail "wrong f_type: $(stat -f -c %t /mnt/a)"
+
+# A subdirectory is mounted only if the MDS has it, and is a directory.
+dmesg -C
+expect_mount ENOENT -o secret=$AIFS_SECRET,port=7402 127.0.0.1:/data/set1 /mnt/b
+expect_dmesg "aifs: /data/set1: no such directory on the server"
+expect_mount ok -o secret=$AIFS_SECRET,port=7402 127.0.0.1:/ /mnt/b
+mkdir -p /mnt/b/data/set1
+touch /mnt/b/data/file
+umount /mnt/b
+expect_mount ENOTDIR -o secret=$AIFS_SECRET,port=7402 127.0.0.1:/data/file /mnt/b
 
 # A second mount, with IPv6 and several servers, gets its own directory and
 # a session with the first server that answers.
@@ -70,6 +81,7 @@ assert_eq "$(cat "$dir2/server")" "127.0.0.1:7402" "server of b"
 [ "$(cat "$dir2/session")" != "$(cat "$dir/session")" ] || fail "same session twice"
 assert_eq "$(cat "$dir2/transport")" tcp "auto falls back to tcp"
 assert_eq "$(cat "$dir2/read_ahead_kb")" 8192 "default read_ahead_kb"
+[ "$(stat -c %i /mnt/b)" != 1 ] || fail "the subdirectory mount shows the root"
 
 [ "$(module_refcount)" -ge 2 ] || fail "mounts hold no module reference"
 umount /mnt/a

@@ -4,7 +4,7 @@
 
 load_aifs
 mkdir -p /mnt/a
-start_server 7400
+start_mds 7400
 
 # Objects in use in the general-purpose slab caches, where a leaked
 # superblock info, option string or kobject would stay.

@@ -5,7 +5,7 @@
 
 load_aifs
 mkdir -p /mnt/a
-start_server 7400
+start_mds 7400
 
 expect_mount ok -o secret=$AIFS_SECRET 127.0.0.1:/ /mnt/a
 dir=$(ls -d /sys/fs/aifs/aifs-*)

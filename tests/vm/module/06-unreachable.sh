@@ -32,7 +32,7 @@ expect_dmesg "server 127.0.0.1:7410: no reply in time \(-ETIMEDOUT\), closing th
 expect_dmesg "cannot reach any server of 127.0.0.1:7410:/: -ETIMEDOUT"
 
 # The silent server first, a good one second: the mount gets there.
-start_server 7411
+start_mds 7411
 expect_mount ok -o $opt,timeo=20 127.0.0.1:7410,127.0.0.1:7411:/ /mnt/a
 assert_eq "$(cat /sys/fs/aifs/*/server)" "127.0.0.1:7411" "server"
 umount /mnt/a

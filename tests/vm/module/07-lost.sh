@@ -7,7 +7,7 @@ mkdir -p /mnt/a
 opt=secret=$AIFS_SECRET,timeo=20
 
 # Alive: PINGs every timeo/2 (1 s) are answered and close nothing.
-start_server 7400
+start_mds 7400
 expect_mount ok -o $opt 127.0.0.1:/ /mnt/a
 dmesg -C
 sleep 4
@@ -20,21 +20,37 @@ sleep 1
 expect_dmesg "server 127.0.0.1:7400: connection closed by the server \(-ECONNRESET\)"
 timeout 10 umount /mnt/a || fail "umount after the server died"
 
-# Alive but mute after the handshake: a PING times out (timeo/2 + timeo).
-start_fake_server mute-after-auth 7401
+# Alive but mute (stopped) after the mount: a PING times out
+# (timeo/2 + timeo).
+start_mds 7401
 expect_mount ok -o $opt 127.0.0.1:7401:/ /mnt/a
+kill -STOP "$SERVER_PID"
 dmesg -C
 sleep 5
 expect_dmesg "server 127.0.0.1:7401: no reply in time \(-ETIMEDOUT\)"
 timeout 10 umount /mnt/a || fail "umount after the server went mute"
+kill -CONT "$SERVER_PID"
 
 # umount while a PING is outstanding on a mute server: not held up by it.
+# (umount(2) itself: umount(8) also stats the mount point, which would
+# wait for the mute server like any other request.)
 expect_mount ok -o secret=$AIFS_SECRET,timeo=60 127.0.0.1:7401:/ /mnt/a
+kill -STOP "$SERVER_PID"
 sleep 4	# the first PING went out at 3 s; it would time out at 9 s
 start=$(date +%s%N)
-timeout 10 umount /mnt/a || fail "umount of a mute server's mount"
+timeout 10 python3 -c 'import ctypes, os
+if ctypes.CDLL(None, use_errno=True).umount2(b"/mnt/a", 0):
+    raise OSError(ctypes.get_errno(), "umount2")' || fail "umount of a mute server's mount"
 ms=$((($(date +%s%N) - start) / 1000000))
 [ "$ms" -lt 3000 ] || fail "umount took $ms ms"
+kill -CONT "$SERVER_PID"
+
+# A server mute right after the handshake cannot be mounted: looking up
+# the root times out.
+start_fake_server mute-after-auth 7402
+dmesg -C
+expect_mount ETIMEDOUT -o $opt 127.0.0.1:7402:/ /mnt/a
+expect_dmesg "server 127.0.0.1:7402: no reply in time \(-ETIMEDOUT\)"
 
 pgrep -x aifs-recv >/dev/null && fail "receiver thread left"
 assert_eq "$(module_refcount)" 0 "module refcount"

@@ -4,7 +4,7 @@
 . "$AIFS_TOP/tests/vm/lib.sh"
 
 load_aifs
-start_server 7400
+start_mds 7400
 ln -sf "$AIFS_BUILD/bin/mount.aifs" /sbin/mount.aifs
 mkdir -p /etc/aifs /mnt/h /mnt/f
 (umask 077 && printf '%s\n' "$AIFS_SECRET" >/etc/aifs/secret)

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aifs - inodes: the inode cache, building and updating inodes from the
+ * attributes the MDS sends, the attribute cache, getattr and setattr.
+ *
+ * An inode is found by (inode number, generation) with iget5_locked().
+ * Its attributes come from the replies of the MDS, which carry the
+ * attributes of everything an operation touched; each update restarts the
+ * attribute cache's clock (attr_timeout seconds). getattr refetches
+ * expired attributes, and opening a file or directory always refetches
+ * them (close-to-open).
+ *
+ * Attributes are untrusted input. The codec has checked the file type,
+ * the inode number and the times; here a link count or size out of range,
+ * or a device number that does not fit, makes the reply -EIO, and an
+ * inode whose file type changed under the same number is marked stale:
+ * the server reused or corrupted it, and every later use is -ESTALE.
+ */
+#define pr_fmt(fmt) "aifs: " fmt
+
+#include <linux/jiffies.h>
+#include <linux/kdev_t.h>
+#include <linux/slab.h>
+#include <linux/xattr.h>
+
+#include "internal.h"
+
+/* Largest link count believed; more is a broken or hostile server. */
+#define AIFS_NLINK_MAX	((u32)INT_MAX)
+
+static struct kmem_cache *aifs_inode_cachep;
+
+static void aifs_inode_init_once(void *p)
+{
+	struct aifs_inode_info *ai = p;
+
+	inode_init_once(&ai->vfs_inode);
+}
+
+int aifs_inode_cache_init(void)
+{
+	aifs_inode_cachep = kmem_cache_create("aifs_inode_cache",
+					      sizeof(struct aifs_inode_info), 0,
+					      SLAB_RECLAIM_ACCOUNT |
+					      SLAB_MEM_SPREAD | SLAB_ACCOUNT,
+					      aifs_inode_init_once);
+	return aifs_inode_cachep ? 0 : -ENOMEM;
+}
+
+void aifs_inode_cache_exit(void)
+{
+	/* free_inode runs after an RCU grace period: wait for all of them */
+	rcu_barrier();
+	kmem_cache_destroy(aifs_inode_cachep);
+}
+
+struct inode *aifs_alloc_inode(struct super_block *sb)
+{
+	struct aifs_inode_info *ai;
+
+	ai = alloc_inode_sb(sb, aifs_inode_cachep, GFP_KERNEL);
+	if (!ai)
+		return NULL;
+	ai->generation = 0;
+	ai->change = 0;
+	ai->attr_expire = jiffies;
+	ai->blksize = 0;
+	ai->flags = 0;
+	ai->symlink = NULL;
+	return &ai->vfs_inode;
+}
+
+void aifs_free_inode(struct inode *inode)
+{
+	struct aifs_inode_info *ai = AIFS_I(inode);
+
+	kfree(ai->symlink);
+	kmem_cache_free(aifs_inode_cachep, ai);
+}
+
+static const struct file_operations aifs_file_fops = {
+	/* no data path yet: without read_iter/write_iter, I/O is -EINVAL */
+	.open		= aifs_open,
+	.llseek		= generic_file_llseek,
+};
+
+/* Regular files and special files alike, until the data path. */
+const struct inode_operations aifs_file_iops = {
+	.getattr	= aifs_getattr,
+	.setattr	= aifs_setattr,
+	.listxattr	= aifs_listxattr,
+};
+
+static void aifs_ts_from_wire(struct timespec64 *ts,
+			      const struct aifs_timespec *w)
+{
+	ts->tv_sec = (s64)le64_to_cpu(w->sec);
+	ts->tv_nsec = le32_to_cpu(w->nsec);
+}
+
+/* What the codec cannot know: limits of this kernel. */
+static int aifs_attr_check_local(struct super_block *sb,
+				 const struct aifs_attr *attr)
+{
+	u32 mode = le32_to_cpu(attr->mode);
+	u32 major = le32_to_cpu(attr->rdev_major);
+	u32 minor = le32_to_cpu(attr->rdev_minor);
+
+	if (le32_to_cpu(attr->nlink) > AIFS_NLINK_MAX ||
+	    le64_to_cpu(attr->size) > (u64)MAX_LFS_FILESIZE ||
+	    le64_to_cpu(attr->ino) > (u64)ULONG_MAX ||
+	    !uid_valid(make_kuid(sb->s_user_ns, le32_to_cpu(attr->uid))) ||
+	    !gid_valid(make_kgid(sb->s_user_ns, le32_to_cpu(attr->gid))))
+		return -EIO;
+	if ((S_ISCHR(mode) || S_ISBLK(mode)) &&
+	    (major >= (1U << (32 - MINORBITS)) || minor > MINORMASK))
+		return -EIO;
+	return 0;
+}
+
+static void aifs_set_stale(struct inode *inode)
+{
+	if (!test_and_set_bit(AIFS_I_STALE, &AIFS_I(inode)->flags))
+		pr_warn_ratelimited("inode %lu changed type on the server, now stale\n",
+				    inode->i_ino);
+}
+
+/**
+ * aifs_inode_update - take the attributes of a reply
+ * @inode: the inode they describe
+ * @attr: attributes checked by the codec
+ *
+ * Return: 0, -EIO for attributes out of range or of another inode,
+ * -ESTALE when the inode is stale (its type changed).
+ */
+int aifs_inode_update(struct inode *inode, const struct aifs_attr *attr)
+{
+	struct aifs_inode_info *ai = AIFS_I(inode);
+	struct super_block *sb = inode->i_sb;
+	u32 mode = le32_to_cpu(attr->mode);
+	u32 timeout;
+	int err;
+
+	err = aifs_attr_check_local(sb, attr);
+	if (err)
+		return err;
+	if (le64_to_cpu(attr->ino) != inode->i_ino ||
+	    le64_to_cpu(attr->generation) != ai->generation)
+		return -EIO;
+	if ((inode->i_mode & S_IFMT) != (mode & S_IFMT)) {
+		aifs_set_stale(inode);
+		return -ESTALE;
+	}
+	if (test_bit(AIFS_I_STALE, &ai->flags))
+		return -ESTALE;
+
+	timeout = aifs_get_uint(&AIFS_SB(sb)->opts, AIFS_OPT_ATTR_TIMEOUT);
+	spin_lock(&inode->i_lock);
+	inode->i_mode = (inode->i_mode & S_IFMT) | (mode & ~S_IFMT);
+	set_nlink(inode, le32_to_cpu(attr->nlink));
+	inode->i_uid = make_kuid(sb->s_user_ns, le32_to_cpu(attr->uid));
+	inode->i_gid = make_kgid(sb->s_user_ns, le32_to_cpu(attr->gid));
+	i_size_write(inode, le64_to_cpu(attr->size));
+	inode->i_blocks = le64_to_cpu(attr->blocks);
+	aifs_ts_from_wire(&inode->i_atime, &attr->atime);
+	aifs_ts_from_wire(&inode->i_mtime, &attr->mtime);
+	aifs_ts_from_wire(&inode->i_ctime, &attr->ctime);
+	ai->change = le64_to_cpu(attr->change);
+	ai->blksize = le32_to_cpu(attr->blksize);
+	ai->attr_expire = jiffies + (unsigned long)timeout * HZ;
+	spin_unlock(&inode->i_lock);
+	return 0;
+}
+
+static void aifs_inode_set_ops(struct inode *inode, const struct aifs_attr *attr)
+{
+	umode_t mode = le32_to_cpu(attr->mode);
+
+	inode->i_mode = mode & S_IFMT;
+	switch (mode & S_IFMT) {
+	case S_IFDIR:
+		inode->i_op = &aifs_dir_iops;
+		inode->i_fop = &aifs_dir_fops;
+		break;
+	case S_IFREG:
+		inode->i_op = &aifs_file_iops;
+		inode->i_fop = &aifs_file_fops;
+		break;
+	case S_IFLNK:
+		inode->i_op = &aifs_symlink_iops;
+		inode_nohighmem(inode);
+		break;
+	default:
+		inode->i_op = &aifs_file_iops;
+		init_special_inode(inode, mode & S_IFMT,
+				   MKDEV(le32_to_cpu(attr->rdev_major),
+					 le32_to_cpu(attr->rdev_minor)));
+		break;
+	}
+}
+
+static int aifs_iget_test(struct inode *inode, void *data)
+{
+	const struct aifs_attr *attr = data;
+
+	return inode->i_ino == le64_to_cpu(attr->ino) &&
+	       AIFS_I(inode)->generation == le64_to_cpu(attr->generation);
+}
+
+static int aifs_iget_set(struct inode *inode, void *data)
+{
+	const struct aifs_attr *attr = data;
+
+	inode->i_ino = le64_to_cpu(attr->ino);
+	inode->i_generation = (u32)le64_to_cpu(attr->generation);
+	AIFS_I(inode)->generation = le64_to_cpu(attr->generation);
+	return 0;
+}
+
+/**
+ * aifs_iget - the inode of a reply's attributes, new or cached
+ * @sb: the mount
+ * @attr: attributes checked by the codec
+ *
+ * Return: the inode with its attributes updated, or ERR_PTR(-EIO) for
+ * attributes out of range, ERR_PTR(-ESTALE) when a cached inode of that
+ * number has another file type.
+ */
+struct inode *aifs_iget(struct super_block *sb, const struct aifs_attr *attr)
+{
+	struct inode *inode;
+	int err;
+
+	err = aifs_attr_check_local(sb, attr);
+	if (err)
+		return ERR_PTR(err);
+	inode = iget5_locked(sb, (unsigned long)le64_to_cpu(attr->ino),
+			     aifs_iget_test, aifs_iget_set, (void *)attr);
+	if (!inode)
+		return ERR_PTR(-ENOMEM);
+	if (inode->i_state & I_NEW)
+		aifs_inode_set_ops(inode, attr);
+	err = aifs_inode_update(inode, attr);
+	if (inode->i_state & I_NEW) {
+		if (err) {
+			iget_failed(inode);
+			return ERR_PTR(err);
+		}
+		unlock_new_inode(inode);
+	} else if (err) {
+		iput(inode);
+		return ERR_PTR(err);
+	}
+	return inode;
+}
+
+/* GETATTR of inode @ino into @attr. */
+int aifs_getattr_call(struct super_block *sb, u64 ino, struct aifs_attr *attr)
+{
+	struct aifs_ino_req req = { .ino = cpu_to_le64(ino) };
+	struct aifs_mds_msg m = {
+		.op = AIFS_OP_GETATTR,
+		.req = &req, .req_size = sizeof(req),
+		.rep = attr, .rep_size = sizeof(struct aifs_attr_rep),
+	};
+
+	return aifs_mds_call(sb, &m);
+}
+
+/**
+ * aifs_revalidate - refetch an inode's attributes if they expired
+ * @inode: the inode
+ * @force: refetch even if they have not (close-to-open)
+ *
+ * Return: 0 or a negative errno; an inode the server no longer has is
+ * marked stale (-ESTALE).
+ */
+int aifs_revalidate(struct inode *inode, bool force)
+{
+	struct aifs_inode_info *ai = AIFS_I(inode);
+	struct aifs_attr attr;
+	int err;
+
+	if (test_bit(AIFS_I_STALE, &ai->flags))
+		return -ESTALE;
+	if (!force && time_before(jiffies, READ_ONCE(ai->attr_expire)))
+		return 0;
+	err = aifs_getattr_call(inode->i_sb, inode->i_ino, &attr);
+	if (err == -ENOENT || err == -ESTALE) {
+		set_bit(AIFS_I_STALE, &ai->flags);
+		return -ESTALE;
+	}
+	return err ?: aifs_inode_update(inode, &attr);
+}
+
+int aifs_getattr(struct user_namespace *mnt_userns, const struct path *path,
+		 struct kstat *stat, u32 request_mask, unsigned int flags)
+{
+	struct inode *inode = d_inode(path->dentry);
+	u32 sync = flags & AT_STATX_SYNC_TYPE;
+	int err;
+
+	if (sync != AT_STATX_DONT_SYNC) {
+		err = aifs_revalidate(inode, sync == AT_STATX_FORCE_SYNC);
+		if (err)
+			return err;
+	}
+	generic_fillattr(mnt_userns, inode, stat);
+	if (AIFS_I(inode)->blksize)
+		stat->blksize = AIFS_I(inode)->blksize;
+	return 0;
+}
+
+static void aifs_ts_to_wire(struct aifs_timespec *w, const struct timespec64 *ts)
+{
+	w->sec = cpu_to_le64(ts->tv_sec);
+	w->nsec = cpu_to_le32(ts->tv_nsec);
+}
+
+/* chmod, chown, utimens and truncate (of the MDS's size only, for now). */
+int aifs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+		 struct iattr *iattr)
+{
+	struct inode *inode = d_inode(dentry);
+	unsigned int ia = iattr->ia_valid;
+	struct aifs_setattr_req req = { .ino = cpu_to_le64(inode->i_ino) };
+	struct aifs_attr_rep rep;
+	struct aifs_mds_msg m = {
+		.op = AIFS_OP_SETATTR,
+		.req = &req, .req_size = sizeof(req),
+		.rep = &rep, .rep_size = sizeof(rep),
+	};
+	u32 valid = 0;
+	int err;
+
+	err = setattr_prepare(mnt_userns, dentry, iattr);
+	if (err)
+		return err;
+	if (ia & ATTR_MODE) {
+		valid |= AIFS_SETATTR_MODE;
+		req.mode = cpu_to_le32(iattr->ia_mode & ~S_IFMT);
+	}
+	if (ia & ATTR_UID) {
+		valid |= AIFS_SETATTR_UID;
+		req.uid = cpu_to_le32(from_kuid(inode->i_sb->s_user_ns,
+						iattr->ia_uid));
+	}
+	if (ia & ATTR_GID) {
+		valid |= AIFS_SETATTR_GID;
+		req.gid = cpu_to_le32(from_kgid(inode->i_sb->s_user_ns,
+						iattr->ia_gid));
+	}
+	if (ia & ATTR_SIZE) {
+		valid |= AIFS_SETATTR_SIZE;
+		req.size = cpu_to_le64(iattr->ia_size);
+	}
+	if (ia & ATTR_ATIME) {
+		valid |= ia & ATTR_ATIME_SET ? AIFS_SETATTR_ATIME :
+					       AIFS_SETATTR_ATIME_NOW;
+		aifs_ts_to_wire(&req.atime, &iattr->ia_atime);
+	}
+	if (ia & ATTR_MTIME) {
+		valid |= ia & ATTR_MTIME_SET ? AIFS_SETATTR_MTIME :
+					       AIFS_SETATTR_MTIME_NOW;
+		aifs_ts_to_wire(&req.mtime, &iattr->ia_mtime);
+	}
+	req.valid = cpu_to_le32(valid);
+	err = aifs_mds_call(inode->i_sb, &m);
+	return err ?: aifs_inode_update(inode, &rep.attr);
+}
+
+/* Close-to-open: what another client changed is seen from this open on. */
+int aifs_open(struct inode *inode, struct file *file)
+{
+	return aifs_revalidate(inode, true);
+}

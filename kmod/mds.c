@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aifs - requests to the metadata server: the caller's credentials, the
+ * encoding, the call on the session's connection and the decoding of the
+ * reply, in one place, so that every VFS operation is a few lines.
+ *
+ * A reply is untrusted: the codec checks its lengths, counts, names and
+ * attributes before anything here uses it, and a reply it refuses fails
+ * the call with -EIO. A server's status is passed on as the errno of the
+ * call when it is one a system call may return; anything else (0 is not
+ * sent as an error; 512 and above are the kernel's internal codes, such as
+ * -ERESTARTSYS, which must never reach user space) becomes -EIO.
+ */
+#define pr_fmt(fmt) "aifs: " fmt
+
+#include <linux/cred.h>
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+#include <linux/uidgid.h>
+
+#include "internal.h"
+
+/* Largest errno a server may hand to a system call (below ERESTARTSYS). */
+#define AIFS_MAX_USER_ERRNO	511
+
+/* Who asks: fsuid, fsgid and the first AIFS_CRED_MAX_GROUPS groups. */
+static void aifs_mds_cred(struct super_block *sb, struct aifs_cred *wire)
+{
+	const struct cred *cred = current_cred();
+	struct user_namespace *ns = sb->s_user_ns;
+	unsigned int i, n = 0;
+
+	memset(wire, 0, sizeof(*wire));
+	wire->uid = cpu_to_le32(from_kuid_munged(ns, cred->fsuid));
+	wire->gid = cpu_to_le32(from_kgid_munged(ns, cred->fsgid));
+	if (cred->group_info)
+		n = min_t(unsigned int, cred->group_info->ngroups,
+			  AIFS_CRED_MAX_GROUPS);
+	for (i = 0; i < n; i++) {
+		kgid_t gid = cred->group_info->gid[i];
+
+		wire->groups[i] = cpu_to_le32(from_kgid_munged(ns, gid));
+	}
+	wire->ngroups = cpu_to_le32(n);
+}
+
+static unsigned long aifs_mds_timeout(struct aifs_fs_info *fsi)
+{
+	return msecs_to_jiffies(aifs_get_uint(&fsi->opts, AIFS_OPT_TIMEO) * 100);
+}
+
+/**
+ * aifs_mds_call - one namespace request and its validated reply
+ * @sb: the mount
+ * @m: the request; on success the reply's fixed struct is in @m->rep and
+ *	its parts point into @m->rep_buf
+ *
+ * Return: 0, the server's errno, -EIO for a reply the codec refuses, or
+ * the error of the connection (-ETIMEDOUT, -ECONNRESET, -EINTR ...).
+ */
+int aifs_mds_call(struct super_block *sb, struct aifs_mds_msg *m)
+{
+	struct aifs_fs_info *fsi = AIFS_SB(sb);
+	u32 len = m->req_size, rep_len;
+	void *buf, *rep;
+	int i, ret;
+
+	for (i = 0; i < AIFS_MSG_MAX_PARTS; i++)
+		len += m->req_parts[i].len;
+	if (len > AIFS_MAX_PAYLOAD)
+		return -EINVAL;
+	buf = kmalloc(len, GFP_NOFS);
+	if (!buf)
+		return -ENOMEM;
+	aifs_mds_cred(sb, m->req);
+	ret = aifs_msg_encode(m->op, false, buf, len, m->req, m->req_size,
+			      m->req_parts);
+	if (ret < 0) {
+		/* names and sizes are checked by the callers: a bug here */
+		pr_warn_ratelimited("cannot encode %s: %d\n",
+				    aifs_opcode_name(m->op), ret);
+		ret = ret == -ENAMETOOLONG ? ret : -EINVAL;
+		goto out;
+	}
+
+	rep = m->rep_buf;
+	rep_len = m->rep_max;
+	if (!rep) {
+		rep = kmalloc(m->rep_size, GFP_NOFS);
+		rep_len = m->rep_size;
+		if (!rep) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	ret = aifs_conn_call(fsi->session.conn, m->op, buf, len, rep, rep_len,
+			     aifs_mds_timeout(fsi));
+	if (ret >= 0) {
+		memset(m->rep_parts, 0, sizeof(m->rep_parts));
+		ret = aifs_msg_decode(m->op, true, rep, ret, m->rep,
+				      m->rep_size, m->rep_parts);
+		if (ret) {
+			pr_warn_ratelimited("server %pISpc: malformed %s reply (%d)\n",
+					    &fsi->session.server,
+					    aifs_opcode_name(m->op), ret);
+			ret = -EIO;
+		}
+	} else if (ret < -AIFS_MAX_USER_ERRNO) {
+		ret = -EIO;
+	}
+	if (!m->rep_buf)
+		kfree(rep);
+out:
+	kfree(buf);
+	return ret;
+}

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aifs - extended attributes, kept by the MDS: the user., trusted. and
+ * security. namespaces. POSIX ACLs are not supported yet (no
+ * system.posix_acl_* handler, no SB_POSIXACL): permission checks use the
+ * mode bits only, on the client and on the MDS.
+ *
+ * Values and lists come back in the reply, checked by the codec (size and
+ * length agree, at most AIFS_XATTR_SIZE_MAX); a list is also checked to be
+ * NUL-terminated names before it is handed on.
+ */
+#include <linux/capability.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/xattr.h>
+
+#include "internal.h"
+
+/*
+ * GETXATTR and LISTXATTR: the value or list into @out (room @size; 0 asks
+ * for the size only). Return: its size, or a negative errno.
+ */
+static ssize_t aifs_xattr_fetch(struct inode *inode, struct aifs_mds_msg *m,
+				void *out, size_t size)
+{
+	struct aifs_xattr_rep rep;
+	ssize_t ret;
+	u32 len;
+
+	m->rep = &rep;
+	m->rep_size = sizeof(rep);
+	m->rep_max = AIFS_XATTR_REP_SIZE + size;
+	m->rep_buf = kvmalloc(m->rep_max, GFP_KERNEL);
+	if (!m->rep_buf)
+		return -ENOMEM;
+	ret = aifs_mds_call(inode->i_sb, m);
+	if (!ret) {
+		ret = le32_to_cpu(rep.size);
+		len = m->rep_parts[0].len;
+		if (size && (len != ret || len > size))
+			ret = -EIO;
+		else if (size)
+			memcpy(out, m->rep_parts[0].data, len);
+	}
+	kvfree(m->rep_buf);
+	return ret;
+}
+
+static int aifs_xattr_get(const struct xattr_handler *handler,
+			  struct dentry *unused, struct inode *inode,
+			  const char *suffix, void *value, size_t size)
+{
+	const char *name = xattr_full_name(handler, suffix);
+	struct aifs_getxattr_req req = { .ino = cpu_to_le64(inode->i_ino) };
+	size_t len = strlen(name);
+	struct aifs_mds_msg m = {
+		.op = AIFS_OP_GETXATTR,
+		.req = &req, .req_size = sizeof(req),
+		.req_parts = { { name, len } },
+	};
+
+	if (len > AIFS_XATTR_NAME_MAX)
+		return -ERANGE;
+	size = min_t(size_t, size, AIFS_XATTR_SIZE_MAX);
+	req.size = cpu_to_le32(size);
+	return aifs_xattr_fetch(inode, &m, value, size);
+}
+
+static int aifs_xattr_set(const struct xattr_handler *handler,
+			  struct user_namespace *mnt_userns,
+			  struct dentry *unused, struct inode *inode,
+			  const char *suffix, const void *value, size_t size,
+			  int flags)
+{
+	const char *name = xattr_full_name(handler, suffix);
+	size_t len = strlen(name);
+	struct aifs_setxattr_req set = {
+		.ino = cpu_to_le64(inode->i_ino),
+		.flags = cpu_to_le32(flags),
+	};
+	struct aifs_name_req remove = { .ino = cpu_to_le64(inode->i_ino) };
+	struct aifs_attr_rep rep;
+	struct aifs_mds_msg m = {
+		.op = AIFS_OP_SETXATTR,
+		.req = &set, .req_size = sizeof(set),
+		.req_parts = { { name, len }, { value, size } },
+		.rep = &rep, .rep_size = sizeof(rep),
+	};
+	int err;
+
+	if (len > AIFS_XATTR_NAME_MAX)
+		return -ERANGE;
+	if (size > AIFS_XATTR_SIZE_MAX)
+		return -E2BIG;
+	if (flags & ~(XATTR_CREATE | XATTR_REPLACE))
+		return -EINVAL;
+	if (!value) {
+		/* removexattr(2) */
+		m.op = AIFS_OP_REMOVEXATTR;
+		m.req = &remove;
+		m.req_size = sizeof(remove);
+		m.req_parts[1] = (struct aifs_span){ NULL, 0 };
+	}
+	err = aifs_mds_call(inode->i_sb, &m);
+	return err ?: aifs_inode_update(inode, &rep.attr);
+}
+
+/*
+ * The names the caller may see: trusted.* only with CAP_SYS_ADMIN, as the
+ * kernel's own file systems do. @list holds @len bytes of names.
+ */
+static ssize_t aifs_xattr_filter(char *list, size_t len)
+{
+	bool trusted = capable(CAP_SYS_ADMIN);
+	size_t in = 0, out = 0, n;
+
+	while (in < len) {
+		n = strnlen(list + in, len - in);
+		if (!n || in + n == len)
+			return -EIO;	/* empty or unterminated name */
+		n++;
+		if (trusted || strncmp(list + in, XATTR_TRUSTED_PREFIX,
+				       XATTR_TRUSTED_PREFIX_LEN)) {
+			memmove(list + out, list + in, n);
+			out += n;
+		}
+		in += n;
+	}
+	return out;
+}
+
+ssize_t aifs_listxattr(struct dentry *dentry, char *list, size_t size)
+{
+	struct inode *inode = d_inode(dentry);
+	struct aifs_listxattr_req req = {
+		.ino = cpu_to_le64(inode->i_ino),
+		.size = cpu_to_le32(AIFS_XATTR_SIZE_MAX),
+	};
+	struct aifs_mds_msg m = {
+		.op = AIFS_OP_LISTXATTR,
+		.req = &req, .req_size = sizeof(req),
+	};
+	ssize_t ret;
+	char *all;
+
+	/* the whole list, filtered, decides the size */
+	all = kvmalloc(AIFS_XATTR_SIZE_MAX, GFP_KERNEL);
+	if (!all)
+		return -ENOMEM;
+	ret = aifs_xattr_fetch(inode, &m, all, AIFS_XATTR_SIZE_MAX);
+	if (ret >= 0)
+		ret = aifs_xattr_filter(all, ret);
+	if (ret > 0 && size) {
+		if (ret > size)
+			ret = -ERANGE;
+		else
+			memcpy(list, all, ret);
+	}
+	kvfree(all);
+	return ret;
+}
+
+static const struct xattr_handler aifs_user_xattr_handler = {
+	.prefix	= XATTR_USER_PREFIX,
+	.get	= aifs_xattr_get,
+	.set	= aifs_xattr_set,
+};
+
+static const struct xattr_handler aifs_trusted_xattr_handler = {
+	.prefix	= XATTR_TRUSTED_PREFIX,
+	.get	= aifs_xattr_get,
+	.set	= aifs_xattr_set,
+};
+
+static const struct xattr_handler aifs_security_xattr_handler = {
+	.prefix	= XATTR_SECURITY_PREFIX,
+	.get	= aifs_xattr_get,
+	.set	= aifs_xattr_set,
+};
+
+const struct xattr_handler *aifs_xattr_handlers[] = {
+	&aifs_user_xattr_handler,
+	&aifs_trusted_xattr_handler,
+	&aifs_security_xattr_handler,
+	NULL,
+};
