@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""A hostile metadata server for the namespace: a proxy in front of a real
+aifs-mds that spoils one kind of reply.
+
+Usage: hostile-proxy.py MODE PORT MDS_PORT
+
+Listens on 127.0.0.1:PORT, prints "ready", and relays every connection to
+the MDS on 127.0.0.1:MDS_PORT; the handshake passes untouched, so the
+proxy needs no secret.  Replies are rewritten (CRCs recomputed) as MODE
+says:
+
+  root-notype   GETATTR of the root: a mode without a file type
+  root-ino0     GETATTR of the root: inode number 0
+  nlink         LOOKUP: the entry's nlink 0xffffffff
+  retype        GETATTR of any other inode: a regular file becomes a FIFO
+  errno512      LOOKUP: status 512 (the kernel's ERESTARTSYS)
+  errno4095     LOOKUP: status 4095
+  short         LOOKUP: the payload cut by 8 bytes
+  rd-noeof      READDIR: the EOF flag cleared
+  rd-cookie     READDIR: every cookie 1, EOF cleared (would loop forever)
+  rd-slash      READDIR: a '/' in the first name
+  link-nul      READLINK: a NUL in the target
+  xattr-size    GETXATTR: size larger than the value sent
+
+Python standard library only.
+"""
+import socket
+import struct
+import sys
+import threading
+
+HDR = struct.Struct("<IHHIIQQIIII")     # struct aifs_frame_hdr
+FLAG_PAYLOAD_CRC = 2
+OP_LOOKUP, OP_GETATTR, OP_READLINK, OP_READDIR, OP_GETXATTR = 16, 17, 27, 28, 30
+ATTR_SIZE, DIRENT_SIZE = 136, 152
+# offsets in struct aifs_attr
+A_INO, A_MODE, A_NLINK = 0, 104, 108
+
+
+def castagnoli(data):
+    """CRC32C, bit by bit (slow, but replies are small)."""
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 & -(crc & 1))
+    return crc ^ 0xFFFFFFFF
+
+
+def read_n(sock, n):
+    data = b""
+    while len(data) < n:
+        more = sock.recv(n - len(data))
+        if not more:
+            raise EOFError
+        data += more
+    return data
+
+
+def put32(buf, off, value):
+    struct.pack_into("<I", buf, off, value)
+
+
+def spoil(mode, op, status, payload):
+    """The (status, payload) to send instead."""
+    p = bytearray(payload)
+    if status or not p:
+        return status, payload
+    ino = struct.unpack_from("<Q", p, 0)[0] if len(p) >= 8 else 0
+    if op == OP_GETATTR and ino == 1:
+        if mode == "root-notype":
+            put32(p, A_MODE, 0o755)
+        elif mode == "root-ino0":
+            struct.pack_into("<Q", p, A_INO, 0)
+    elif op == OP_GETATTR and mode == "retype":
+        m = struct.unpack_from("<I", p, A_MODE)[0]
+        if m & 0o170000 == 0o100000:
+            put32(p, A_MODE, 0o010000 | (m & 0o7777))
+    elif op == OP_LOOKUP:
+        if mode == "nlink":
+            put32(p, ATTR_SIZE + A_NLINK, 0xFFFFFFFF)
+        elif mode == "errno512":
+            return 512, b""
+        elif mode == "errno4095":
+            return 4095, b""
+        elif mode == "short":
+            del p[-8:]
+    elif op == OP_READDIR:
+        count, flags = struct.unpack_from("<II", p, 0)
+        if mode == "rd-noeof":
+            put32(p, 4, 0)
+        elif mode == "rd-cookie":
+            put32(p, 4, 0)
+            off = 16
+            for _ in range(count):
+                struct.pack_into("<Q", p, off, 1)
+                name_len = struct.unpack_from("<H", p, off + 8 + ATTR_SIZE)[0]
+                off += DIRENT_SIZE + name_len
+        elif mode == "rd-slash" and count:
+            p[16 + DIRENT_SIZE] = ord("/")
+    elif op == OP_READLINK and mode == "link-nul":
+        p[8] = 0
+    elif op == OP_GETXATTR and mode == "xattr-size":
+        put32(p, 0, struct.unpack_from("<I", p, 0)[0] + 1)
+    return status, bytes(p)
+
+
+def relay(src, dst, mode):
+    """Frames from src to dst; replies (mode set) are spoilt."""
+    try:
+        while True:
+            f = list(HDR.unpack(read_n(src, HDR.size)))
+            payload = read_n(src, f[7])
+            if mode:
+                f[4], payload = spoil(mode, f[2], f[4], payload)
+                f[3] &= ~FLAG_PAYLOAD_CRC
+                if payload:
+                    f[3] |= FLAG_PAYLOAD_CRC
+                f[7], f[8], f[10] = len(payload), castagnoli(payload), 0
+                if not payload:
+                    f[8] = 0
+                f[10] = castagnoli(HDR.pack(*f))
+            dst.sendall(HDR.pack(*f) + payload)
+    except (EOFError, OSError):
+        pass
+    for s in (src, dst):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def main():
+    mode, port, mds_port = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    lsock.bind(("127.0.0.1", port))
+    lsock.listen(16)
+    print("ready", flush=True)
+    while True:
+        client, _ = lsock.accept()
+        mds = socket.create_connection(("127.0.0.1", mds_port))
+        threading.Thread(target=relay, args=(client, mds, None),
+                         daemon=True).start()
+        threading.Thread(target=relay, args=(mds, client, mode),
+                         daemon=True).start()
+
+
+if __name__ == "__main__":
+    main()
