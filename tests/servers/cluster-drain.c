@@ -14,20 +14,6 @@
 #define WAIT_MS		15000
 #define FILES		16
 
-struct state_of {
-	struct ds_proc *p;
-	u32 state;
-};
-
-static bool in_state(void *arg)
-{
-	struct state_of *s = arg;
-	struct aifs_ds_info info;
-
-	return cluster_ds_info(s->p, &info) &&
-	       le32_to_cpu(info.state) == s->state;
-}
-
 /* Set drain in @p's config file and tell it with SIGHUP. */
 static void set_drain(struct ds_proc *p, bool drain)
 {
@@ -55,13 +41,14 @@ static void set_drain(struct ds_proc *p, bool drain)
 /* Move @p to @state by @drain: the map says so under a new epoch. */
 static void check_moves(struct ds_proc *p, bool drain, u32 state)
 {
-	struct state_of s = { p, state };
+	struct cluster_state s = { p, state };
 	struct aifs_ds_info ds[DS_TEST_MAX];
 	u64 before, after;
 
 	cluster_map(ds, &before);
 	set_drain(p, drain);
-	CHECK(cluster_wait(in_state, &s, WAIT_MS), "not in state %u", state);
+	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS), "not in state %u",
+	      state);
 	cluster_map(ds, &after);
 	CHECK(after > before, "epoch %llu, was %llu",
 	      (unsigned long long)after, (unsigned long long)before);
@@ -100,7 +87,8 @@ static u32 id_of(struct ds_proc *p)
 
 int main(void)
 {
-	struct state_of offline = { &ds_procs[2], AIFS_DS_OFFLINE };
+	struct cluster_state offline = { &ds_procs[2], AIFS_DS_OFFLINE };
+	struct cluster_state drained = { &ds_procs[0], AIFS_DS_DRAINING };
 	u32 a, b, c;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -113,11 +101,10 @@ int main(void)
 	place("draining", a, 0, 0);
 	/* Still DRAINING after heartbeats past the grace period. */
 	test_sleep_ms(2 * GRACE_MS);
-	CHECK(in_state(&(struct state_of){ &ds_procs[0], AIFS_DS_DRAINING }),
-	      "drained server changed state");
+	CHECK(cluster_in_state(&drained), "drained server changed state");
 
 	ds_stop(&ds_procs[2], SIGKILL);
-	CHECK(cluster_wait(in_state, &offline, WAIT_MS), "not offline");
+	CHECK(cluster_wait(cluster_in_state, &offline, WAIT_MS), "not offline");
 	CHECK(place("offline", a, c, b) == FILES,
 	      "files not all on the only UP server");
 

@@ -171,6 +171,15 @@ struct ds_proc *cluster_proc(u32 id)
 	return NULL;
 }
 
+bool cluster_in_state(void *arg)
+{
+	struct cluster_state *s = arg;
+	struct aifs_ds_info info;
+
+	return cluster_ds_info(s->p, &info) &&
+	       le32_to_cpu(info.state) == s->state;
+}
+
 bool cluster_wait(bool (*cond)(void *arg), void *arg, int ms)
 {
 	int waited;

@@ -34,6 +34,15 @@ struct ds_proc *cluster_proc(u32 id);
 /* Poll @cond(@arg) every 50 ms for up to @ms; its last answer. */
 bool cluster_wait(bool (*cond)(void *arg), void *arg, int ms);
 
+/* A server and a state (AIFS_DS_*), for cluster_in_state(). */
+struct cluster_state {
+	struct ds_proc *p;
+	u32 state;
+};
+
+/* Is @arg's server in @arg's state in the map?  A cluster_wait() cond. */
+bool cluster_in_state(void *arg);
+
 /* A new file @name in the root, its layout in @layout; its ino. */
 u64 cluster_create(const char *name, struct aifs_layout *layout);
 /* Write @nr whole chunks of @ino through their primaries; 0 or -errno. */

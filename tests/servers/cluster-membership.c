@@ -40,27 +40,13 @@ static u32 map_id(const struct ds_proc *p)
 	return cluster_ds_info(p, &info) ? le32_to_cpu(info.id) : 0;
 }
 
-struct state_of {
-	struct ds_proc *p;
-	u32 state;
-};
-
-static bool in_state(void *arg)
-{
-	struct state_of *s = arg;
-	struct aifs_ds_info info;
-
-	return cluster_ds_info(s->p, &info) &&
-	       le32_to_cpu(info.state) == s->state;
-}
-
 static bool all_up(void *arg)
 {
-	struct state_of a = { &ds_procs[0], AIFS_DS_UP };
-	struct state_of b = { &ds_procs[1], AIFS_DS_UP };
+	struct cluster_state a = { &ds_procs[0], AIFS_DS_UP };
+	struct cluster_state b = { &ds_procs[1], AIFS_DS_UP };
 
 	(void)arg;
-	return in_state(&a) && in_state(&b);
+	return cluster_in_state(&a) && cluster_in_state(&b);
 }
 
 /* Chunk @index written to @primary with @replica; both copies the same. */
@@ -118,19 +104,19 @@ static void test_mds_restart(const u32 *ids)
 
 static void test_offline_and_back(const u32 *ids)
 {
-	struct state_of s = { &ds_procs[1], AIFS_DS_OFFLINE };
+	struct cluster_state s = { &ds_procs[1], AIFS_DS_OFFLINE };
 	struct aifs_ds_info ds[DS_TEST_MAX];
 	u64 before, after;
 
 	cluster_map(ds, &before);
 	ds_stop(&ds_procs[1], SIGKILL);
-	CHECK(cluster_wait(in_state, &s, WAIT_MS), "not offline");
+	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS), "not offline");
 	cluster_map(ds, &after);
 	CHECK(after > before, "epoch %llu, was %llu", (unsigned long long)after,
 	      (unsigned long long)before);
 	ds_start(&ds_procs[1]);
 	s.state = AIFS_DS_UP;
-	CHECK(cluster_wait(in_state, &s, WAIT_MS), "not up again");
+	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS), "not up again");
 	CHECK(map_id(&ds_procs[1]) == ids[1], "id %u on return, was %u",
 	      map_id(&ds_procs[1]), ids[1]);
 	cluster_map(ds, &before);
