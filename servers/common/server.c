@@ -174,7 +174,7 @@ static int64_t server_cron(struct aifs_loop *loop, void *data)
 	return AIFS_CRON_MS;
 }
 
-/* SIGTERM, SIGINT, SIGHUP arrive through a signalfd, in every thread blocked. */
+/* SIGTERM, SIGINT and SIGHUP come through a signalfd, blocked everywhere. */
 static int server_signals(struct aifs_server *srv)
 {
 	sigset_t set;
