@@ -378,7 +378,6 @@ static int map_get(struct mds_map *map, u64 epoch, struct aifs_request *req)
 {
 	struct aifs_map_rep rep = { .epoch = cpu_to_le64(map->epoch) };
 	struct aifs_ds_info *list = NULL;
-	struct aifs_span part = { NULL, 0 };
 	unsigned int i;
 	int err;
 
@@ -391,9 +390,9 @@ static int map_get(struct mds_map *map, u64 epoch, struct aifs_request *req)
 		for (i = 0; i < map->nr; i++)
 			list[i] = map->ds[i].info;
 		rep.count = cpu_to_le32(map->nr);
-		part = (struct aifs_span){ list, map->nr * sizeof(*list) };
 	}
-	err = mds_reply(req, &rep, sizeof(rep), &part);
+	err = mds_reply_data(req, &rep, sizeof(rep), list,
+			     list ? map->nr * sizeof(*list) : 0);
 	free(list);
 	return err;
 }

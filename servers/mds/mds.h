@@ -317,7 +317,9 @@ int mds_reply_prune(struct mds_txn *t);
 int mds_decode(const struct aifs_request *req, void *fixed, u32 size,
 	       struct aifs_span *parts);
 int mds_reply(struct aifs_request *req, const void *fixed, u32 size,
-	      const struct aifs_span *parts);
+	      const struct aifs_span parts[AIFS_MSG_MAX_PARTS]);
+int mds_reply_data(struct aifs_request *req, const void *fixed, u32 size,
+		   const void *data, u32 len);
 
 /*
  * A read-only handler's work: @in is the request's decoded fixed part,

@@ -271,7 +271,6 @@ static int readlink_target(struct mds_txn *t, const struct aifs_ino_req *in,
 {
 	struct aifs_readlink_rep rep = { 0 };
 	struct mds_inode inode;
-	struct aifs_span target;
 	MDB_val v;
 	int err;
 
@@ -283,8 +282,7 @@ static int readlink_target(struct mds_txn *t, const struct aifs_ino_req *in,
 	err = mds_db_get(t, MDS_DB_SYMLINKS, &inode.ino, sizeof(inode.ino), &v);
 	if (err)
 		return err == -ENOENT ? -EIO : err;
-	target = (struct aifs_span){ v.mv_data, v.mv_size };
-	return mds_reply(req, &rep, sizeof(rep), &target);
+	return mds_reply_data(req, &rep, sizeof(rep), v.mv_data, v.mv_size);
 }
 
 int mds_handle_readlink(struct aifs_request *req)

@@ -35,9 +35,12 @@ int mds_read(struct aifs_request *req, void *in, u32 size, mds_read_fn *fn)
 	return err;
 }
 
-/* Encode the reply to @req into a buffer the runtime sends and frees. */
+/*
+ * Encode the reply to @req into a buffer the runtime sends and frees;
+ * @parts is NULL or all AIFS_MSG_MAX_PARTS spans of the message.
+ */
 int mds_reply(struct aifs_request *req, const void *fixed, u32 size,
-	      const struct aifs_span *parts)
+	      const struct aifs_span parts[AIFS_MSG_MAX_PARTS])
 {
 	u32 room = size;
 	int i, len;
@@ -57,4 +60,17 @@ int mds_reply(struct aifs_request *req, const void *fixed, u32 size,
 	req->reply = buf;
 	req->reply_len = len;
 	return 0;
+}
+
+/*
+ * A reply whose one variable part is @data (a symlink target, an xattr
+ * value, the map's servers): mds_reply() reads every part slot, so the
+ * unused ones must be there and empty.
+ */
+int mds_reply_data(struct aifs_request *req, const void *fixed, u32 size,
+		   const void *data, u32 len)
+{
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS] = { { data, len } };
+
+	return mds_reply(req, fixed, size, parts);
 }

@@ -88,7 +88,6 @@ static int getxattr(struct mds_txn *t, const struct aifs_getxattr_req *in,
 		    const struct aifs_span *name, struct aifs_request *req)
 {
 	struct aifs_xattr_rep rep = { 0 };
-	struct aifs_span value = { NULL, 0 };
 	u32 room = le32_to_cpu(in->size);
 	struct mds_inode inode;
 	struct mds_key key;
@@ -105,9 +104,9 @@ static int getxattr(struct mds_txn *t, const struct aifs_getxattr_req *in,
 	rep.size = cpu_to_le32(v.mv_size);
 	if (room && room < v.mv_size)
 		return -ERANGE;
-	if (room)
-		value = (struct aifs_span){ v.mv_data, v.mv_size };
-	return mds_reply(req, &rep, sizeof(rep), &value);
+	/* a caller asking with size 0 wants the size alone */
+	return mds_reply_data(req, &rep, sizeof(rep), v.mv_data,
+			      room ? v.mv_size : 0);
 }
 
 int mds_handle_getxattr(struct aifs_request *req)
@@ -170,7 +169,6 @@ static int listxattr(struct mds_txn *t, const struct aifs_listxattr_req *in,
 	struct aifs_xattr_rep rep = { 0 };
 	u32 room = le32_to_cpu(in->size), len;
 	struct mds_inode inode;
-	struct aifs_span part;
 	struct mds_cred cred;
 	int err;
 
@@ -183,8 +181,7 @@ static int listxattr(struct mds_txn *t, const struct aifs_listxattr_req *in,
 	if (room && room < len)
 		return -ERANGE;
 	rep.size = cpu_to_le32(len);
-	part = (struct aifs_span){ list, room ? len : 0 };
-	return mds_reply(req, &rep, sizeof(rep), &part);
+	return mds_reply_data(req, &rep, sizeof(rep), list, room ? len : 0);
 }
 
 int mds_handle_listxattr(struct aifs_request *req)
