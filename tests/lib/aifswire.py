@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 """The aifs wire format for the Python test peers (tests/servers/aifstest.py
-and the VM guest's tests/vm/module/fake-server.py): the constants and
-structs of libproto/include/aifs/aifs_proto.h, crc32c, frames, the
-handshake proofs and reading whole frames' bytes.  Python standard library only.
+and the VM guest's fake servers in tests/vm/): the constants and structs of
+libproto/include/aifs/aifs_proto.h, crc32c, frames, the handshake proofs,
+reading whole frames' bytes and a listener on loopback.  Python standard
+library only.
 """
 import hashlib
 import hmac
+import socket
 import struct
 
 MAGIC = 0x53464941
@@ -72,3 +74,14 @@ def recv_exact(sock, n):
             raise EOFError
         buf += chunk
     return buf
+
+
+def listen_loopback(port):
+    """A socket listening on 127.0.0.1:@port; "ready" is printed once it
+    is, which the guest tests wait for."""
+    lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    lsock.bind(("127.0.0.1", port))
+    lsock.listen(16)
+    print("ready", flush=True)
+    return lsock

@@ -28,14 +28,13 @@ wrong, or something wrong from the start.  Modes:
 Python standard library only.
 """
 import os
-import socket
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "lib"))
 from aifswire import (AUTH_REP, FLAG_REPLY, HDR, HELLO_REP,  # noqa: E402
                       HELLO_REQ, OP_AUTH, OP_HELLO, OP_PING, VERSION, crc32c,
-                      frame, proof, recv_exact)
+                      frame, listen_loopback, proof, recv_exact)
 
 EPROTONOSUPPORT, EIO = 93, 5
 
@@ -117,11 +116,7 @@ def serve(conn, mode, secret):
 def main():
     mode, port = sys.argv[1], int(sys.argv[2])
     secret = (sys.argv[3] if len(sys.argv) > 3 else "secret").encode()
-    lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    lsock.bind(("127.0.0.1", port))
-    lsock.listen(16)
-    print("ready", flush=True)
+    lsock = listen_loopback(port)
     while True:
         conn, _ = lsock.accept()
         try:

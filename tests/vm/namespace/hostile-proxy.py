@@ -25,37 +25,21 @@ says:
 
 Python standard library only.
 """
+import os
 import socket
 import struct
 import sys
 import threading
 
-HDR = struct.Struct("<IHHIIQQIIII")     # struct aifs_frame_hdr
-FLAG_PAYLOAD_CRC = 2
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "lib"))
+from aifswire import (FLAG_PAYLOAD_CRC, HDR, crc32c,  # noqa: E402
+                      listen_loopback, recv_exact)
+
 OP_LOOKUP, OP_GETATTR, OP_READLINK, OP_READDIR, OP_GETXATTR = 16, 17, 27, 28, 30
 ATTR_SIZE, DIRENT_SIZE = 136, 152
 # offsets in struct aifs_attr
 A_INO, A_MODE, A_NLINK = 0, 104, 108
-
-
-def castagnoli(data):
-    """CRC32C, bit by bit (slow, but replies are small)."""
-    crc = 0xFFFFFFFF
-    for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82F63B78 & -(crc & 1))
-    return crc ^ 0xFFFFFFFF
-
-
-def read_n(sock, n):
-    data = b""
-    while len(data) < n:
-        more = sock.recv(n - len(data))
-        if not more:
-            raise EOFError
-        data += more
-    return data
 
 
 def put32(buf, off, value):
@@ -110,17 +94,17 @@ def relay(src, dst, mode):
     """Frames from src to dst; replies (mode set) are spoilt."""
     try:
         while True:
-            f = list(HDR.unpack(read_n(src, HDR.size)))
-            payload = read_n(src, f[7])
+            f = list(HDR.unpack(recv_exact(src, HDR.size)))
+            payload = recv_exact(src, f[7])
             if mode:
                 f[4], payload = spoil(mode, f[2], f[4], payload)
                 f[3] &= ~FLAG_PAYLOAD_CRC
                 if payload:
                     f[3] |= FLAG_PAYLOAD_CRC
-                f[7], f[8], f[10] = len(payload), castagnoli(payload), 0
+                f[7], f[8], f[10] = len(payload), crc32c(payload), 0
                 if not payload:
                     f[8] = 0
-                f[10] = castagnoli(HDR.pack(*f))
+                f[10] = crc32c(HDR.pack(*f))
             dst.sendall(HDR.pack(*f) + payload)
     except (EOFError, OSError):
         pass
@@ -133,11 +117,7 @@ def relay(src, dst, mode):
 
 def main():
     mode, port, mds_port = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    lsock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    lsock.bind(("127.0.0.1", port))
-    lsock.listen(16)
-    print("ready", flush=True)
+    lsock = listen_loopback(port)
     while True:
         client, _ = lsock.accept()
         mds = socket.create_connection(("127.0.0.1", mds_port))
