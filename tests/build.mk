@@ -4,3 +4,11 @@ USER_PROGS += $(BIN)/aifs-try-mount
 $(BIN)/aifs-try-mount: $(BUILD)/obj/tests/helpers/try_mount.o
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $^
+
+USER_PROGS += $(BIN)/aifs-put
+
+$(BUILD)/obj/tests/helpers/aifs_put.o: private USER_CFLAGS += $(LIBAIFS_CFLAGS)
+
+$(BIN)/aifs-put: $(BUILD)/obj/tests/helpers/aifs_put.o $(LIBAIFS) $(LIBPROTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS)

@@ -139,6 +139,45 @@ start_mds()
 	run_server aifs-mds "$MDS_DIR"
 }
 
+# start_cluster MDSPORT [key=value...]: a formatted aifs-mds on MDSPORT
+# and three aifs-ds on MDSPORT+1..3 registered with it (data under /tmp),
+# up once the cluster map has all three UP. The key=value settings go to
+# the data servers (log_level=debug ...). Sets AIFS_FS_UUID, MDS_DIR and
+# DS_DIRS/DS_PIDS (index 1..3); put_file puts a file in.
+start_cluster()
+{
+	local port=$1 i up
+	command -v aifs-ds >/dev/null || skip "aifs-ds not built (make user)"
+	start_mds "$port" heartbeat_ms=200 heartbeat_grace_ms=1000
+	AIFS_FS_UUID=$(sed -n 's/.*formatted file system \([0-9a-f-]\{36\}\).*/\1/p' \
+		"$MDS_DIR/format.log")
+	[ -n "$AIFS_FS_UUID" ] || fail "no file system uuid in the MDS's log"
+	DS_DIRS=() DS_PIDS=()
+	for i in 1 2 3; do
+		DS_DIRS[i]=$(server_dir $((port + i)) data_dir="" \
+			fs_uuid="$AIFS_FS_UUID" mds=127.0.0.1:$port "${@:2}")
+		sed -i "s|^data_dir = .*|data_dir = ${DS_DIRS[i]}/data|" \
+			"${DS_DIRS[i]}/server.conf"
+		run_server aifs-ds "${DS_DIRS[i]}"
+		DS_PIDS[i]=$SERVER_PID
+	done
+	for i in $(seq 150); do
+		up=$(aifs-put -s "$MDS_DIR/secret" -m 127.0.0.1:$port -M) || up=0
+		[ "$up" = 3 ] && return 0
+		sleep 0.1
+	done
+	fail "the data servers did not come up ($up of 3 UP)"
+}
+
+# put_file SRC DESTPATH [replicas]: SRC into the cluster of start_cluster.
+put_file()
+{
+	aifs-put -s "$MDS_DIR/secret" -m "127.0.0.1:$(sed -n \
+		's/^listen_port = //p' "$MDS_DIR/server.conf")" \
+		-u "$AIFS_FS_UUID" ${3:+-r $3} "$1" "$2" >/dev/null ||
+		fail "aifs-put $1 $2"
+}
+
 # start_fake_server MODE PORT: the hostile server of
 # tests/vm/module/fake-server.py, killed when the test exits.  Sets
 # SERVER_PID.
