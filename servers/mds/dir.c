@@ -190,18 +190,16 @@ static int readdir(struct mds_txn *t, const struct aifs_readdir_req *in,
 	return readdir_fill(t, dir.ino, cookie, le32_to_cpu(in->max_entries), b);
 }
 
-int mds_handle_readdir(struct aifs_request *req)
+/* One page of entries, encoded straight into the reply buffer. */
+static int readdir_reply(struct mds_txn *t, struct aifs_request *req,
+			 const void *arg, const struct aifs_span *parts)
 {
-	struct aifs_readdir_req in;
+	const struct aifs_readdir_req *in = arg;
+	u32 size = le32_to_cpu(in->max_bytes);
 	struct aifs_dirent_buf b;
-	struct mds_txn t;
-	u32 size;
 	int ret;
 
-	ret = mds_decode(req, &in, sizeof(in), NULL);
-	if (ret)
-		return ret;
-	size = le32_to_cpu(in.max_bytes);
+	(void)parts;
 	if (size > AIFS_MAX_PAYLOAD)
 		size = AIFS_MAX_PAYLOAD;
 	if (size < AIFS_READDIR_REP_SIZE + AIFS_DIRENT_SIZE + AIFS_NAME_MAX)
@@ -210,11 +208,7 @@ int mds_handle_readdir(struct aifs_request *req)
 	if (!req->reply)
 		return -ENOMEM;
 	aifs_dirents_init(&b, req->reply, size);
-	ret = mds_read_begin(req->data, &t);
-	if (!ret) {
-		ret = readdir(&t, &in, &b);
-		mds_read_end(&t);
-	}
+	ret = readdir(t, in, &b);
 	if (ret >= 0)
 		ret = aifs_dirents_finish(&b, ret);
 	if (ret < 0) {
@@ -224,4 +218,11 @@ int mds_handle_readdir(struct aifs_request *req)
 	}
 	req->reply_len = ret;
 	return 0;
+}
+
+int mds_handle_readdir(struct aifs_request *req)
+{
+	struct aifs_readdir_req in;
+
+	return mds_read(req, &in, sizeof(in), readdir_reply);
 }

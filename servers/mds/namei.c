@@ -266,14 +266,16 @@ int mds_handle_symlink(struct aifs_request *req)
 	return mds_write(req, apply_symlink);
 }
 
-static int readlink_target(struct mds_txn *t, const struct aifs_ino_req *in,
-		    struct aifs_request *req)
+static int readlink_target(struct mds_txn *t, struct aifs_request *req,
+			   const void *arg, const struct aifs_span *parts)
 {
+	const struct aifs_ino_req *in = arg;
 	struct aifs_readlink_rep rep = { 0 };
 	struct mds_inode inode;
 	MDB_val v;
 	int err;
 
+	(void)parts;
 	err = mds_inode_get(t, le64_to_cpu(in->ino), &inode);
 	if (err)
 		return err;
@@ -288,17 +290,8 @@ static int readlink_target(struct mds_txn *t, const struct aifs_ino_req *in,
 int mds_handle_readlink(struct aifs_request *req)
 {
 	struct aifs_ino_req in;
-	struct mds_txn t;
-	int err;
 
-	err = mds_decode(req, &in, sizeof(in), NULL);
-	if (!err)
-		err = mds_read_begin(req->data, &t);
-	if (err)
-		return err;
-	err = readlink_target(&t, &in, req);
-	mds_read_end(&t);
-	return err;
+	return mds_read(req, &in, sizeof(in), readlink_target);
 }
 
 static int apply_link(struct mds_txn *t, struct mds_op *op)

@@ -84,9 +84,10 @@ static int xattr_inode(struct mds_txn *t, const struct aifs_cred *wcred,
 	return err ? err : xattr_permission(&cred, inode, name, write);
 }
 
-static int getxattr(struct mds_txn *t, const struct aifs_getxattr_req *in,
-		    const struct aifs_span *name, struct aifs_request *req)
+static int getxattr(struct mds_txn *t, struct aifs_request *req,
+		    const void *arg, const struct aifs_span *name)
 {
+	const struct aifs_getxattr_req *in = arg;
 	struct aifs_xattr_rep rep = { 0 };
 	u32 room = le32_to_cpu(in->size);
 	struct mds_inode inode;
@@ -111,19 +112,9 @@ static int getxattr(struct mds_txn *t, const struct aifs_getxattr_req *in,
 
 int mds_handle_getxattr(struct aifs_request *req)
 {
-	struct aifs_span name[AIFS_MSG_MAX_PARTS];
 	struct aifs_getxattr_req in;
-	struct mds_txn t;
-	int err;
 
-	err = mds_decode(req, &in, sizeof(in), name);
-	if (!err)
-		err = mds_read_begin(req->data, &t);
-	if (err)
-		return err;
-	err = getxattr(&t, &in, name, req);
-	mds_read_end(&t);
-	return err;
+	return mds_read(req, &in, sizeof(in), getxattr);
 }
 
 /* The names of @ino that @cred may see, NUL-terminated, into @list. */
@@ -163,8 +154,9 @@ static int listxattr_fill(struct mds_txn *t, const struct mds_cred *cred,
 	return rc && rc != MDB_NOTFOUND ? mds_db_errno(rc) : 0;
 }
 
-static int listxattr(struct mds_txn *t, const struct aifs_listxattr_req *in,
-		     struct aifs_request *req, char *list)
+/* The names into @list, then the reply. */
+static int listxattr_reply(struct mds_txn *t, struct aifs_request *req,
+			   const struct aifs_listxattr_req *in, char *list)
 {
 	struct aifs_xattr_rep rep = { 0 };
 	u32 room = le32_to_cpu(in->size), len;
@@ -184,26 +176,25 @@ static int listxattr(struct mds_txn *t, const struct aifs_listxattr_req *in,
 	return mds_reply_data(req, &rep, sizeof(rep), list, room ? len : 0);
 }
 
+static int listxattr(struct mds_txn *t, struct aifs_request *req,
+		     const void *in, const struct aifs_span *parts)
+{
+	char *list = malloc(AIFS_XATTR_SIZE_MAX);
+	int err;
+
+	(void)parts;
+	if (!list)
+		return -ENOMEM;
+	err = listxattr_reply(t, req, in, list);
+	free(list);
+	return err;
+}
+
 int mds_handle_listxattr(struct aifs_request *req)
 {
 	struct aifs_listxattr_req in;
-	struct mds_txn t;
-	char *list;
-	int err;
 
-	err = mds_decode(req, &in, sizeof(in), NULL);
-	if (err)
-		return err;
-	list = malloc(AIFS_XATTR_SIZE_MAX);
-	if (!list)
-		return -ENOMEM;
-	err = mds_read_begin(req->data, &t);
-	if (!err) {
-		err = listxattr(&t, &in, req, list);
-		mds_read_end(&t);
-	}
-	free(list);
-	return err;
+	return mds_read(req, &in, sizeof(in), listxattr);
 }
 
 static int setxattr(struct mds_txn *t, const struct aifs_setxattr_req *in,
