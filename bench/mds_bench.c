@@ -220,6 +220,12 @@ int main(int argc, char **argv)
 	char cmd[600];
 	int i, l, op;
 
+	/* at least one name for each thread of the largest count */
+	if (inodes < thread_counts[ARRAY_SIZE(thread_counts) - 1]) {
+		fprintf(stderr,
+			"usage: aifs-mds-bench [INODES [LOCAL_DIR...]]  (INODES >= 16)\n");
+		return 2;
+	}
 	if (mds_harness_init(&h, "worker_threads = 16\nmax_inflight = 256\n") ||
 	    mds_harness_start(&h) || mds_harness_connect(&h, &tg.conn)) {
 		fprintf(stderr, "cannot start aifs-mds (%s)\n", h.srv.dir);
