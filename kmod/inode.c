@@ -67,6 +67,7 @@ struct inode *aifs_alloc_inode(struct super_block *sb)
 	ai->blksize = 0;
 	ai->flags = 0;
 	ai->symlink = NULL;
+	ai->has_layout = false;
 	return &ai->vfs_inode;
 }
 
@@ -77,12 +78,6 @@ void aifs_free_inode(struct inode *inode)
 	kfree(ai->symlink);
 	kmem_cache_free(aifs_inode_cachep, ai);
 }
-
-static const struct file_operations aifs_file_fops = {
-	/* no data path yet: without read_iter/write_iter, I/O is -EINVAL */
-	.open		= aifs_open,
-	.llseek		= generic_file_llseek,
-};
 
 /* Regular files and special files alike, until the data path. */
 const struct inode_operations aifs_file_iops = {
@@ -185,6 +180,7 @@ static void aifs_inode_set_ops(struct inode *inode, const struct aifs_attr *attr
 	case S_IFREG:
 		inode->i_op = &aifs_file_iops;
 		inode->i_fop = &aifs_file_fops;
+		inode->i_mapping->a_ops = &aifs_aops;
 		break;
 	case S_IFLNK:
 		inode->i_op = &aifs_symlink_iops;

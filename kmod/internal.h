@@ -282,6 +282,54 @@ struct aifs_mds_msg {
 int aifs_mds_call(struct super_block *sb, struct aifs_mds_msg *m);
 
 /*
+ * data.c
+ */
+
+/**
+ * struct aifs_data - a mount's data servers
+ * @servers: struct aifs_ds by server id, freed at umount only
+ * @map_lock: serialises MAP_GET
+ * @epoch: epoch of the last map fetched
+ * @dead_lock: guards @dead
+ * @dead: failed connections, closed at umount
+ * @net: network namespace of the connections; NULL before
+ *	aifs_data_init()
+ */
+struct aifs_data {
+	struct xarray servers;
+	struct mutex map_lock;		/* serialises MAP_GET */
+	u64 epoch;
+	spinlock_t dead_lock;		/* guards @dead */
+	struct list_head dead;
+	struct net *net;
+};
+
+void aifs_data_init(struct aifs_fs_info *fsi, struct net *net);
+void aifs_data_close(struct aifs_fs_info *fsi);
+int aifs_data_refresh_map(struct aifs_fs_info *fsi);
+struct aifs_conn *aifs_data_conn(struct aifs_fs_info *fsi, u32 id);
+
+/*
+ * file.c
+ */
+
+/**
+ * struct aifs_file - an open regular file
+ * @handle: the MDS's handle of the open, for CLOSE
+ */
+struct aifs_file {
+	u64 handle;
+};
+
+extern const struct file_operations aifs_file_fops;
+
+/*
+ * addr.c
+ */
+
+extern const struct address_space_operations aifs_aops;
+
+/*
  * inode.c
  */
 
@@ -297,6 +345,8 @@ int aifs_mds_call(struct super_block *sb, struct aifs_mds_msg *m);
  * @blksize: preferred I/O size the server reported
  * @flags: AIFS_I_* bits
  * @symlink: a symlink's target once read, NUL-terminated; set once
+ * @layout: where the data is, from the last OPEN; under @vfs_inode.i_lock
+ * @has_layout: @layout is set
  */
 struct aifs_inode_info {
 	struct inode vfs_inode;
@@ -306,6 +356,8 @@ struct aifs_inode_info {
 	u32 blksize;
 	unsigned long flags;
 	char *symlink;
+	struct aifs_layout layout;
+	bool has_layout;
 };
 
 static inline struct aifs_inode_info *AIFS_I(struct inode *inode)
@@ -373,6 +425,7 @@ ssize_t aifs_listxattr(struct dentry *dentry, char *list, size_t size);
  * @opts: mount options, owned from get_tree on
  * @transport: transport in use (transport=auto resolved)
  * @session: the session with the metadata server, from get_tree on
+ * @data: the data servers, from get_tree on
  * @id: number naming the bdi and the sysfs directory ("aifs-<id>"),
  *	-1 until allocated
  * @tune_lock: serialises writers of the tunables in @opts (remount and
@@ -385,6 +438,7 @@ struct aifs_fs_info {
 	struct aifs_mount_options opts;
 	enum aifs_transport transport;
 	struct aifs_session session;
+	struct aifs_data data;
 	int id;
 	struct mutex tune_lock;		/* serialises tunable writers */
 	struct kobject kobj;

@@ -170,6 +170,7 @@ static int aifs_fill_super(struct super_block *sb, struct fs_context *fc)
 
 static void aifs_free_fs_info(struct aifs_fs_info *fsi)
 {
+	aifs_data_close(fsi);
 	aifs_session_close(fsi);
 	aifs_free_options(&fsi->opts);
 	mutex_destroy(&fsi->tune_lock);
@@ -214,6 +215,7 @@ static int aifs_get_tree(struct fs_context *fc)
 	err = aifs_session_open(fsi, fc);
 	if (err)
 		return err;
+	aifs_data_init(fsi, fc->net_ns);
 	return get_tree_nodev(fc, aifs_fill_super);
 }
 

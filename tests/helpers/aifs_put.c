@@ -7,7 +7,7 @@
  *
  * DESTPATH is walked with LOOKUP from the root (its directories must
  * exist) and created (an existing file is refused); with -r the new file's
- * layout is set to REPLICAS copies. Every chunk of SRC that is not all
+ * layout is set to REPLICAS copies in one stripe group. Every chunk of SRC that is not all
  * zeros goes to its primary data server (CHUNK_WRITE, with the rest of
  * its group as replicas, address from MAP_GET); all-zero chunks are left
  * out (holes). CLOSE then commits the size. FSUUID (which the data servers
@@ -191,6 +191,7 @@ static u64 put_create(struct put *p, char *dest, struct aifs_layout *l,
 	if (replicas) {
 		want = *l;
 		want.replicas = replicas;
+		want.stripe_count = cpu_to_le16(1);
 		want.target_count = 0;
 		memset(want.targets, 0, sizeof(want.targets));
 		err = aifs_layout_set(p->mds, &p->cred, ino, &want, l);

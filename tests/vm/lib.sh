@@ -140,7 +140,8 @@ start_mds()
 }
 
 # start_cluster MDSPORT [key=value...]: a formatted aifs-mds on MDSPORT
-# and three aifs-ds on MDSPORT+1..3 registered with it (data under /tmp),
+# (files striped over 3 groups of one copy) and three aifs-ds on
+# MDSPORT+1..3 registered with it (data under /tmp),
 # up once the cluster map has all three UP. The key=value settings go to
 # the data servers (log_level=debug ...). Sets AIFS_FS_UUID, MDS_DIR and
 # DS_DIRS/DS_PIDS (index 1..3); put_file puts a file in.
@@ -148,7 +149,8 @@ start_cluster()
 {
 	local port=$1 i up
 	command -v aifs-ds >/dev/null || skip "aifs-ds not built (make user)"
-	start_mds "$port" heartbeat_ms=200 heartbeat_grace_ms=1000
+	start_mds "$port" heartbeat_ms=200 heartbeat_grace_ms=1000 \
+		default_stripe_count=3
 	AIFS_FS_UUID=$(sed -n 's/.*formatted file system \([0-9a-f-]\{36\}\).*/\1/p' \
 		"$MDS_DIR/format.log")
 	[ -n "$AIFS_FS_UUID" ] || fail "no file system uuid in the MDS's log"

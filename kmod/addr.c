@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aifs - the page cache of regular files: read_folio and readahead.
+ *
+ * Shaped like netfs, so that moving to it later is mechanical: a read
+ * request (a readahead window, or one folio) covers [pos, pos + len) of
+ * the file; it is split at chunk boundaries, and at AIFS_DATA_MAX_IO, into
+ * sub-requests, each one CHUNK_READ to the chunk's primary. Up to
+ * max_inflight sub-requests run at once, on system_unbound_wq. The data
+ * lands in one buffer for the request, which is then copied into the
+ * folios.
+ *
+ * A sub-request whose server fails (no connection, a timeout, an error
+ * other than ENOENT, a reply that does not add up) goes to the next
+ * replica of the chunk's group at once; ENOENT (the chunk was never
+ * written) and bytes past the chunk's stored length are holes and read as
+ * zeros, as is everything past i_size. When no replica answers, the read
+ * fails with -EIO.
+ */
+#define pr_fmt(fmt) "aifs: " fmt
+
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "internal.h"
+
+/* Largest CHUNK_READ: the connection layer buffers a whole reply. */
+#define AIFS_DATA_MAX_IO	BIT(20)
+
+/**
+ * struct aifs_read_req - one read of [pos, pos + len) of a file
+ * @fsi: the mount
+ * @ino: the file
+ * @layout: its layout, copied at the start of the read
+ * @pos: first byte
+ * @buf: where the bytes go
+ */
+struct aifs_read_req {
+	struct aifs_fs_info *fsi;
+	u64 ino;
+	struct aifs_layout layout;
+	loff_t pos;
+	u8 *buf;
+};
+
+/**
+ * struct aifs_read_sub - the part of a read within one chunk
+ * @work: runs aifs_read_sub_work()
+ * @rreq: the read
+ * @start: offset of the part in the read
+ * @len: bytes
+ * @err: outcome
+ */
+struct aifs_read_sub {
+	struct work_struct work;
+	struct aifs_read_req *rreq;
+	u32 start;
+	u32 len;
+	int err;
+};
+
+static unsigned long aifs_read_timeout(struct aifs_fs_info *fsi)
+{
+	return msecs_to_jiffies(aifs_get_uint(&fsi->opts, AIFS_OPT_TIMEO) * 100);
+}
+
+/* Whether a CHUNK_READ reply adds up for @len bytes at @off of a chunk. */
+static bool aifs_read_rep_ok(const struct aifs_read_req *rreq,
+			     const struct aifs_chunk_read_rep *rep,
+			     u32 off, u32 len)
+{
+	u32 chunk_len = le32_to_cpu(rep->chunk_len);
+	u32 data_len = le32_to_cpu(rep->data_len);
+	u32 want = chunk_len > off ? min(chunk_len - off, len) : 0;
+
+	if (chunk_len > le32_to_cpu(rreq->layout.chunk_size))
+		return false;
+	if (chunk_len && !le64_to_cpu(rep->version))
+		return false;
+	return data_len == want;
+}
+
+/* One CHUNK_READ to @conn: 0 with the bytes (holes zeroed) at @dst. */
+static int aifs_chunk_read(struct aifs_read_req *rreq, struct aifs_conn *conn,
+			   u32 index, u32 off, u32 len, u8 *dst)
+{
+	struct aifs_chunk_read_req req = {
+		.id.ino = cpu_to_le64(rreq->ino),
+		.id.index = cpu_to_le32(index),
+		.offset = cpu_to_le32(off),
+		.length = cpu_to_le32(len),
+	};
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS] = {};
+	u8 wire[AIFS_CHUNK_READ_REQ_SIZE];
+	struct aifs_chunk_read_rep rep;
+	u32 max = AIFS_CHUNK_READ_REP_SIZE + len;
+	void *buf;
+	int ret;
+
+	memcpy(req.id.fs_uuid, rreq->fsi->session.fs_uuid, 16);
+	ret = aifs_msg_encode(AIFS_OP_CHUNK_READ, false, wire, sizeof(wire),
+			      &req, sizeof(req), NULL);
+	if (ret < 0)
+		return -EINVAL;
+	buf = kvmalloc(max, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	ret = aifs_conn_call(conn, AIFS_OP_CHUNK_READ, wire, sizeof(wire), buf,
+			     max, aifs_read_timeout(rreq->fsi));
+	if (ret < 0)
+		goto out;
+	ret = aifs_msg_decode(AIFS_OP_CHUNK_READ, true, buf, ret, &rep,
+			      sizeof(rep), parts);
+	if (ret || !aifs_read_rep_ok(rreq, &rep, off, len)) {
+		pr_warn_ratelimited("malformed CHUNK_READ reply for %llu:%u\n",
+				    rreq->ino, index);
+		ret = -EPROTO;
+		goto out;
+	}
+	memcpy(dst, parts[0].data, parts[0].len);
+	memset(dst + parts[0].len, 0, len - parts[0].len);
+out:
+	kvfree(buf);
+	return ret;
+}
+
+/* The sub-request from each replica of its chunk's group in turn. */
+static int aifs_read_sub_issue(struct aifs_read_sub *sub)
+{
+	struct aifs_read_req *rreq = sub->rreq;
+	const struct aifs_layout *l = &rreq->layout;
+	u32 chunk = le32_to_cpu(l->chunk_size);
+	u64 pos = rreq->pos + sub->start;
+	u32 index = div_u64(pos, chunk), off = pos & (chunk - 1);
+	u32 stripes = le16_to_cpu(l->stripe_count);
+	u32 width = le16_to_cpu(l->target_count) / stripes;
+	u32 g = index % stripes * width, r;
+	u8 *dst = rreq->buf + sub->start;
+	struct aifs_conn *conn;
+	int err = -EIO;
+
+	for (r = 0; r < width; r++) {
+		conn = aifs_data_conn(rreq->fsi, le32_to_cpu(l->targets[g + r]));
+		if (IS_ERR(conn))
+			continue;
+		err = aifs_chunk_read(rreq, conn, index, off, sub->len, dst);
+		if (err == -ENOENT) {
+			memset(dst, 0, sub->len);
+			return 0;
+		}
+		if (!err || err == -ENOMEM)
+			return err;
+	}
+	pr_warn_ratelimited("no data server answered for chunk %llu:%u (%d)\n",
+			    rreq->ino, index, err);
+	return -EIO;
+}
+
+static void aifs_read_sub_work(struct work_struct *work)
+{
+	struct aifs_read_sub *sub = container_of(work, struct aifs_read_sub,
+						 work);
+
+	sub->err = aifs_read_sub_issue(sub);
+}
+
+/* A layout the split below can trust. */
+static bool aifs_layout_ok(const struct aifs_layout *l)
+{
+	u32 chunk = le32_to_cpu(l->chunk_size);
+	u32 stripes = le16_to_cpu(l->stripe_count);
+	u32 targets = le16_to_cpu(l->target_count);
+
+	return l->type == AIFS_LAYOUT_REPLICA && is_power_of_2(chunk) &&
+	       chunk >= AIFS_CHUNK_SIZE_MIN && chunk <= AIFS_CHUNK_SIZE_MAX &&
+	       stripes && targets && targets % stripes == 0 &&
+	       targets / stripes <= AIFS_MAX_REPLICAS &&
+	       targets <= AIFS_LAYOUT_MAX_TARGETS;
+}
+
+/* Split @len bytes at chunk boundaries; @subs NULL only counts. */
+static u32 aifs_read_split(struct aifs_read_req *rreq, u32 len,
+			   struct aifs_read_sub *subs)
+{
+	u32 chunk = le32_to_cpu(rreq->layout.chunk_size), start, n, nr = 0;
+
+	for (start = 0; start < len; start += n, nr++) {
+		n = chunk - ((rreq->pos + start) & (chunk - 1));
+		n = min3(n, len - start, AIFS_DATA_MAX_IO);
+		if (subs) {
+			subs[nr].rreq = rreq;
+			subs[nr].start = start;
+			subs[nr].len = n;
+			INIT_WORK(&subs[nr].work, aifs_read_sub_work);
+		}
+	}
+	return nr;
+}
+
+/* Run the sub-requests, up to max_inflight at once. */
+static int aifs_read_run(struct aifs_read_req *rreq, struct aifs_read_sub *subs,
+			 u32 nr)
+{
+	u32 inflight = aifs_get_uint(&rreq->fsi->opts, AIFS_OPT_MAX_INFLIGHT);
+	u32 i, j;
+	int err = 0;
+
+	if (nr == 1) {
+		aifs_read_sub_work(&subs[0].work);
+		return subs[0].err;
+	}
+	inflight = max(inflight, 1U);
+	for (i = 0; i < nr; i += inflight) {
+		for (j = i; j < nr && j < i + inflight; j++)
+			queue_work(system_unbound_wq, &subs[j].work);
+		for (j = i; j < nr && j < i + inflight; j++) {
+			flush_work(&subs[j].work);
+			err = err ?: subs[j].err;
+		}
+		if (err)
+			break;
+	}
+	return err;
+}
+
+/* [pos, pos + len) of @inode into @buf: 0, or -EIO, -ENOMEM. */
+static int aifs_read_range(struct inode *inode, loff_t pos, u32 len, u8 *buf)
+{
+	struct aifs_inode_info *ai = AIFS_I(inode);
+	struct aifs_read_req rreq = {
+		.fsi = AIFS_SB(inode->i_sb), .ino = inode->i_ino,
+		.pos = pos, .buf = buf,
+	};
+	loff_t size = i_size_read(inode);
+	struct aifs_read_sub *subs;
+	bool has_layout;
+	u32 nr;
+	int err;
+
+	len = pos < size ? min_t(loff_t, len, size - pos) : 0;
+	if (!len)
+		return 0;
+	spin_lock(&inode->i_lock);
+	has_layout = ai->has_layout;
+	rreq.layout = ai->layout;
+	spin_unlock(&inode->i_lock);
+	if (!has_layout || !aifs_layout_ok(&rreq.layout))
+		return -EIO;
+
+	nr = aifs_read_split(&rreq, len, NULL);
+	subs = kcalloc(nr, sizeof(*subs), GFP_KERNEL);
+	if (!subs)
+		return -ENOMEM;
+	aifs_read_split(&rreq, len, subs);
+	err = aifs_read_run(&rreq, subs, nr);
+	kfree(subs);
+	return err;
+}
+
+static void aifs_folio_fill(struct folio *folio, const u8 *src)
+{
+	long i;
+
+	for (i = 0; i < folio_nr_pages(folio); i++)
+		memcpy_to_page(folio_page(folio, i), 0, src + i * PAGE_SIZE,
+			       PAGE_SIZE);
+}
+
+static int aifs_read_folio(struct file *file, struct folio *folio)
+{
+	size_t len = folio_size(folio);
+	u8 *buf;
+	int err;
+
+	buf = kvzalloc(len, GFP_KERNEL);
+	err = buf ? aifs_read_range(folio->mapping->host, folio_pos(folio),
+				    len, buf) : -ENOMEM;
+	if (!err) {
+		aifs_folio_fill(folio, buf);
+		folio_mark_uptodate(folio);
+	}
+	folio_unlock(folio);
+	kvfree(buf);
+	return err;
+}
+
+static void aifs_readahead(struct readahead_control *rac)
+{
+	loff_t pos = readahead_pos(rac);
+	size_t len = readahead_length(rac);
+	struct folio *folio;
+	u8 *buf;
+	int err;
+
+	buf = kvzalloc(len, GFP_KERNEL);
+	err = buf ? aifs_read_range(rac->mapping->host, pos, len, buf) :
+		    -ENOMEM;
+	while ((folio = readahead_folio(rac))) {
+		if (!err) {
+			aifs_folio_fill(folio, buf + (folio_pos(folio) - pos));
+			folio_mark_uptodate(folio);
+		}
+		folio_unlock(folio);
+	}
+	kvfree(buf);
+}
+
+const struct address_space_operations aifs_aops = {
+	.read_folio	= aifs_read_folio,
+	.readahead	= aifs_readahead,
+};

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * aifs - connections to the data servers.
+ *
+ * A mount keeps one authenticated connection per data server it has read
+ * from, created on demand from the cluster map (MAP_GET on the session).
+ * Servers are found by id in an xarray of struct aifs_ds; an entry is
+ * never freed before umount, so a reader may hold its pointer without a
+ * reference. A connection that failed is not freed either while readers
+ * may still use it: it moves to a list of dead connections, closed at
+ * umount, and the next request reconnects (after a fresh map, in case the
+ * server moved). A server that refused a connection is left alone for
+ * timeo, so that a dead replica costs one connect attempt, not one per
+ * request.
+ */
+#define pr_fmt(fmt) "aifs: " fmt
+
+#include <crypto/hash.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+
+#include "internal.h"
+#include "transport.h"
+
+/**
+ * struct aifs_ds - a data server of the cluster map
+ * @id: its id
+ * @lock: serialises connecting and the fields below
+ * @addr: where it listens, from the map
+ * @conn: the connection, NULL until the first request
+ * @retry_after: jiffies before which no new connect is tried
+ */
+struct aifs_ds {
+	u32 id;
+	struct mutex lock;		/* guards connecting */
+	struct sockaddr_storage addr;
+	struct aifs_conn *conn;
+	unsigned long retry_after;
+};
+
+/* A failed connection kept until umount: readers may still hold it. */
+struct aifs_dead_conn {
+	struct list_head list;
+	struct aifs_conn *conn;
+};
+
+static unsigned long aifs_data_timeout(struct aifs_fs_info *fsi)
+{
+	return msecs_to_jiffies(aifs_get_uint(&fsi->opts, AIFS_OPT_TIMEO) * 100);
+}
+
+/**
+ * aifs_data_init - set up a mount's data server table
+ * @fsi: the mount
+ * @net: network namespace its connections live in
+ */
+void aifs_data_init(struct aifs_fs_info *fsi, struct net *net)
+{
+	struct aifs_data *d = &fsi->data;
+
+	xa_init(&d->servers);
+	mutex_init(&d->map_lock);
+	spin_lock_init(&d->dead_lock);
+	INIT_LIST_HEAD(&d->dead);
+	d->net = get_net(net);
+}
+
+/**
+ * aifs_data_close - close every data server connection of a mount
+ * @fsi: the mount; no reader runs any more
+ */
+void aifs_data_close(struct aifs_fs_info *fsi)
+{
+	struct aifs_data *d = &fsi->data;
+	struct aifs_dead_conn *dc, *tmp;
+	struct aifs_ds *ds;
+	unsigned long id;
+
+	if (!d->net)
+		return;
+	xa_for_each(&d->servers, id, ds) {
+		if (ds->conn) {
+			aifs_conn_fail(ds->conn, -ESHUTDOWN);
+			aifs_conn_close(ds->conn);
+		}
+		kfree(ds);
+	}
+	xa_destroy(&d->servers);
+	list_for_each_entry_safe(dc, tmp, &d->dead, list) {
+		aifs_conn_close(dc->conn);
+		kfree(dc);
+	}
+	put_net(d->net);
+	d->net = NULL;
+}
+
+static int aifs_addr_from_wire(struct sockaddr_storage *ss,
+			       const struct aifs_addr *a)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	switch (le16_to_cpu(a->family)) {
+	case AIFS_AF_INET:
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(le16_to_cpu(a->port));
+		memcpy(&sin->sin_addr, a->addr, 4);
+		return 0;
+	case AIFS_AF_INET6:
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(le16_to_cpu(a->port));
+		sin6->sin6_scope_id = le32_to_cpu(a->scope_id);
+		memcpy(&sin6->sin6_addr, a->addr, 16);
+		return 0;
+	}
+	return -EPROTO;
+}
+
+/* Add or update the entry of one server of the map. */
+static int aifs_data_learn(struct aifs_data *d, const struct aifs_ds_info *info)
+{
+	u32 id = le32_to_cpu(info->id);
+	struct sockaddr_storage addr;
+	struct aifs_ds *ds;
+	int err;
+
+	if (!id || aifs_addr_from_wire(&addr, &info->addr))
+		return -EPROTO;
+	ds = xa_load(&d->servers, id);
+	if (!ds) {
+		ds = kzalloc(sizeof(*ds), GFP_NOFS);
+		if (!ds)
+			return -ENOMEM;
+		ds->id = id;
+		mutex_init(&ds->lock);
+		err = xa_insert(&d->servers, id, ds, GFP_NOFS);
+		if (err) {
+			kfree(ds);
+			return err;
+		}
+	}
+	mutex_lock(&ds->lock);
+	ds->addr = addr;
+	mutex_unlock(&ds->lock);
+	return 0;
+}
+
+/* MAP_GET on the session; the caller holds map_lock. */
+static int aifs_data_fetch_map(struct aifs_fs_info *fsi)
+{
+	const u32 max = AIFS_MAP_REP_SIZE + AIFS_MAP_MAX_DS * AIFS_DS_INFO_SIZE;
+	struct aifs_map_get_req req = { .epoch = 0 };
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS] = {};
+	u8 wire[AIFS_MAP_GET_REQ_SIZE];
+	const struct aifs_ds_info *info;
+	struct aifs_map_rep rep;
+	u32 i, count;
+	void *buf;
+	int ret;
+
+	ret = aifs_msg_encode(AIFS_OP_MAP_GET, false, wire, sizeof(wire), &req,
+			      sizeof(req), NULL);
+	if (ret < 0)
+		return -EINVAL;
+	buf = kvmalloc(max, GFP_NOFS);
+	if (!buf)
+		return -ENOMEM;
+	ret = aifs_conn_call(fsi->session.conn, AIFS_OP_MAP_GET, wire,
+			     sizeof(wire), buf, max, aifs_data_timeout(fsi));
+	if (ret < 0)
+		goto out;
+	ret = aifs_msg_decode(AIFS_OP_MAP_GET, true, buf, ret, &rep,
+			      sizeof(rep), parts);
+	if (ret) {
+		ret = -EIO;
+		goto out;
+	}
+	count = le32_to_cpu(rep.count);
+	info = parts[0].data;
+	for (i = 0; i < count && !ret; i++)
+		ret = aifs_data_learn(&fsi->data, &info[i]);
+	fsi->data.epoch = le64_to_cpu(rep.epoch);
+out:
+	kvfree(buf);
+	return ret;
+}
+
+/**
+ * aifs_data_refresh_map - fetch the cluster map again
+ * @fsi: the mount
+ *
+ * Return: 0 or a negative errno of MAP_GET.
+ */
+int aifs_data_refresh_map(struct aifs_fs_info *fsi)
+{
+	int ret;
+
+	mutex_lock(&fsi->data.map_lock);
+	ret = aifs_data_fetch_map(fsi);
+	mutex_unlock(&fsi->data.map_lock);
+	return ret;
+}
+
+static void aifs_data_bury(struct aifs_data *d, struct aifs_conn *conn)
+{
+	struct aifs_dead_conn *dc = kmalloc(sizeof(*dc), GFP_NOFS | __GFP_NOFAIL);
+
+	dc->conn = conn;
+	spin_lock(&d->dead_lock);
+	list_add(&dc->list, &d->dead);
+	spin_unlock(&d->dead_lock);
+}
+
+/* Connect to @ds and authenticate with the mount's secret. */
+static struct aifs_conn *aifs_data_connect(struct aifs_fs_info *fsi,
+					   struct aifs_ds *ds)
+{
+	struct p_log log = { .prefix = "aifs" };
+	unsigned long timeout = aifs_data_timeout(fsi);
+	const char *secret = fsi->opts.secret;
+	struct crypto_shash *hmac;
+	struct aifs_handshake hs;
+	struct aifs_conn *conn;
+	int err;
+
+	hmac = crypto_alloc_shash("hmac(sha256)", 0, 0);
+	if (IS_ERR(hmac))
+		return ERR_CAST(hmac);
+	err = crypto_shash_setkey(hmac, secret, strlen(secret));
+	if (err)
+		goto out_hmac;
+	conn = aifs_conn_open(fsi->data.net, &ds->addr, &aifs_tcp_transport,
+			      timeout);
+	if (IS_ERR(conn)) {
+		err = PTR_ERR(conn);
+		goto out_hmac;
+	}
+	/*
+	 * A data server's HELLO may carry no file system uuid; it checks
+	 * the one of every chunk id instead (EXDEV).
+	 */
+	err = aifs_handshake(conn, &log, hmac, &hs, timeout);
+	if (err)
+		aifs_conn_close(conn);
+out_hmac:
+	crypto_free_shash(hmac);
+	return err ? ERR_PTR(err) : conn;
+}
+
+/**
+ * aifs_data_conn - the connection to a data server, opened if need be
+ * @fsi: the mount
+ * @id: the server's id, from a layout
+ *
+ * The connection stays valid until umount, even after it failed.
+ *
+ * Return: the connection, or an ERR_PTR: -ENOENT for an id the map does
+ * not know, -EHOSTDOWN while a failed server is left alone, or the error
+ * of connecting.
+ */
+struct aifs_conn *aifs_data_conn(struct aifs_fs_info *fsi, u32 id)
+{
+	struct aifs_data *d = &fsi->data;
+	struct aifs_conn *conn;
+	struct aifs_ds *ds;
+
+	ds = xa_load(&d->servers, id);
+	if (!ds && !aifs_data_refresh_map(fsi))
+		ds = xa_load(&d->servers, id);
+	if (!ds)
+		return ERR_PTR(-ENOENT);
+
+	mutex_lock(&ds->lock);
+	conn = ds->conn;
+	if (conn && aifs_conn_error(conn)) {
+		aifs_data_bury(d, conn);
+		ds->conn = NULL;
+		conn = NULL;
+		/* it may have moved: the next connect uses a fresh map */
+		mutex_unlock(&ds->lock);
+		aifs_data_refresh_map(fsi);
+		mutex_lock(&ds->lock);
+		conn = ds->conn;
+	}
+	if (!conn) {
+		if (time_before(jiffies, ds->retry_after)) {
+			conn = ERR_PTR(-EHOSTDOWN);
+		} else {
+			conn = aifs_data_connect(fsi, ds);
+			if (IS_ERR(conn)) {
+				pr_warn_ratelimited("data server %u at %pISpc: %pe\n",
+						    id, &ds->addr, conn);
+				ds->retry_after = jiffies +
+						  aifs_data_timeout(fsi);
+			} else {
+				ds->conn = conn;
+			}
+		}
+	}
+	mutex_unlock(&ds->lock);
+	return conn;
+}
