@@ -109,6 +109,8 @@ static int aifs_chunk_read(struct aifs_read_req *rreq, struct aifs_conn *conn,
 	buf = kvmalloc(max, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
+	atomic64_inc(&rreq->fsi->data.chunk_reads);
+	atomic64_add(len, &rreq->fsi->data.chunk_read_bytes);
 	ret = aifs_conn_call(conn, AIFS_OP_CHUNK_READ, wire, sizeof(wire), buf,
 			     max, aifs_read_timeout(rreq->fsi));
 	if (ret < 0)

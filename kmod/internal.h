@@ -294,6 +294,8 @@ int aifs_mds_call(struct super_block *sb, struct aifs_mds_msg *m);
  * @dead: failed connections, closed at umount
  * @net: network namespace of the connections; NULL before
  *	aifs_data_init()
+ * @chunk_reads: CHUNK_READ requests sent (sysfs chunk_reads)
+ * @chunk_read_bytes: bytes they asked for (sysfs chunk_read_bytes)
  */
 struct aifs_data {
 	struct xarray servers;
@@ -302,6 +304,8 @@ struct aifs_data {
 	spinlock_t dead_lock;		/* guards @dead */
 	struct list_head dead;
 	struct net *net;
+	atomic64_t chunk_reads;
+	atomic64_t chunk_read_bytes;
 };
 
 void aifs_data_init(struct aifs_fs_info *fsi, struct net *net);
