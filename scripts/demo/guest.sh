@@ -30,6 +30,6 @@ stop_servers
 rmmod aifs
 cat <<'MISSING'
 - missing before the training demo can run:
-    the client's read and write paths over aifs-ds, the RDMA transport,
+    the client's write path (reads from aifs-ds work), the RDMA transport,
     and the demo's data set, PyTorch loader and parallel checkpoint.
 MISSING
