@@ -171,6 +171,21 @@ start_cluster()
 	fail "the data servers did not come up ($up of 3 UP)"
 }
 
+# mount_cluster DIR [OPTION...]: load the module, start a cluster on port
+# 7400 (start_cluster) and mount it at DIR with the secret and the OPTIONs;
+# DIR is unmounted when the test exits.
+mount_cluster()
+{
+	local dir=$1 opts=secret=$AIFS_SECRET o
+	shift
+	for o; do opts=$opts,$o; done
+	load_aifs
+	umount_at_exit "$dir"
+	mkdir -p "$dir"
+	start_cluster 7400
+	mount -t aifs -o "$opts" 127.0.0.1:/ "$dir"
+}
+
 # put_file SRC DESTPATH [replicas]: SRC into the cluster of start_cluster.
 put_file()
 {

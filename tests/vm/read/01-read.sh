@@ -3,11 +3,7 @@
 # reads at several offsets and block sizes, splice and mmap.
 . "$AIFS_TOP/tests/vm/lib.sh"
 
-load_aifs
-umount_at_exit /mnt/a
-mkdir -p /mnt/a
-start_cluster 7400
-mount -t aifs -o secret=$AIFS_SECRET 127.0.0.1:/ /mnt/a
+mount_cluster /mnt/a
 src=$(mktemp -d /tmp/aifs-src.XXXXXX)
 MiB=1048576
 

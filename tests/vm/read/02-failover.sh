@@ -3,11 +3,7 @@
 # timeo, without a hang or an oops.
 . "$AIFS_TOP/tests/vm/lib.sh"
 
-load_aifs
-umount_at_exit /mnt/a
-mkdir -p /mnt/a
-start_cluster 7400
-mount -t aifs -o secret=$AIFS_SECRET,timeo=20 127.0.0.1:/ /mnt/a
+mount_cluster /mnt/a timeo=20
 src=$(mktemp -d /tmp/aifs-src.XXXXXX)
 head -c $((24 * 1048576 + 5)) /dev/urandom >"$src/r2"
 head -c $((24 * 1048576)) /dev/urandom >"$src/r1"

@@ -3,11 +3,7 @@
 # chunk_read_bytes of the mount's sysfs directory).
 . "$AIFS_TOP/tests/vm/lib.sh"
 
-load_aifs
-umount_at_exit /mnt/a
-mkdir -p /mnt/a
-start_cluster 7400
-mount -t aifs -o secret=$AIFS_SECRET 127.0.0.1:/ /mnt/a
+mount_cluster /mnt/a
 dir=$(ls -d /sys/fs/aifs/aifs-*)
 src=$(mktemp /tmp/aifs-src.XXXXXX)
 head -c $((24 * 1048576)) /dev/urandom >"$src"
