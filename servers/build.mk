@@ -82,7 +82,8 @@ $(DS_TESTS): $(SERVER_TEST_DIR)/%: $(BUILD)/obj/tests/servers/%.o \
 
 # The MDS's tests: build/tests/servers/mds-*, run by scripts/run-tests.
 USER_PROGS += $(SERVER_TEST_DIR)/mds-ops $(SERVER_TEST_DIR)/mds-crash \
-	$(SERVER_TEST_DIR)/mds-close $(SERVER_TEST_DIR)/mds-dsid
+	$(SERVER_TEST_DIR)/mds-close $(SERVER_TEST_DIR)/mds-dsid \
+	$(SERVER_TEST_DIR)/mds-opens
 .SECONDARY: $(MDS_HARNESS)
 
 $(SERVER_TEST_DIR)/mds-%: $(BUILD)/obj/tests/servers/mds_%.o $(MDS_HARNESS) \

@@ -65,6 +65,9 @@ static void handshake_auth(struct aifs_peer *peer,
 	}
 	peer->session_id = srv->next_session_id++;
 	peer->authenticated = true;
+	if (srv->session_start)
+		srv->session_start(srv->data, peer->session_id,
+				   peer->client_uuid);
 	rep->session_id = cpu_to_le64(peer->session_id);
 	peer->state = AIFS_PEER_READY;
 	aifs_dbg("%s: authenticated, session %llx, version %u", peer->ep.name,

@@ -137,7 +137,8 @@ struct aifs_server {
 	u64 stop_deadline;
 	u8 fs_uuid[16];			/* sent in HELLO replies */
 	u64 map_epoch;			/* in every reply; atomic access */
-	aifs_session_end_fn *session_end;
+	aifs_session_fn *session_start;
+	aifs_session_fn *session_end;
 	aifs_reload_fn *reload;
 	struct aifs_handler handlers[AIFS_SERVER_MAX_OPCODE];
 };

@@ -95,7 +95,8 @@ void aifs_peer_put(struct aifs_peer *peer)
 		return;
 	/* No request of the session is left anywhere: it is over. */
 	if (peer->authenticated && srv->session_end)
-		srv->session_end(srv->data, peer->session_id);
+		srv->session_end(srv->data, peer->session_id,
+				 peer->client_uuid);
 	free(peer->in_payload);
 	free(peer);
 }

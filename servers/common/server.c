@@ -269,10 +269,11 @@ void aifs_server_set_map_epoch(struct aifs_server *srv, u64 epoch)
 	__atomic_store_n(&srv->map_epoch, epoch, __ATOMIC_RELAXED);
 }
 
-void aifs_server_on_session_end(struct aifs_server *srv,
-				aifs_session_end_fn *fn)
+void aifs_server_on_session(struct aifs_server *srv,
+			    aifs_session_fn *start, aifs_session_fn *end)
 {
-	srv->session_end = fn;
+	srv->session_start = start;
+	srv->session_end = end;
 }
 
 void aifs_server_on_reload(struct aifs_server *srv, aifs_reload_fn *fn)

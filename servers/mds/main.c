@@ -25,6 +25,8 @@ static const struct aifs_setting mds_settings[] = {
 			 heartbeat_grace_ms, "10000", 20, 3600000),
 	AIFS_SETTING_INT("reply_cache_seconds", struct mds_config,
 			 reply_cache_seconds, "600", 1, 86400),
+	AIFS_SETTING_INT("open_grace_ms", struct mds_config, open_grace_ms,
+			 "60000", 0, 3600000),
 	AIFS_SETTING_INT("default_replicas", struct mds_config,
 			 default_replicas, "2", 1, AIFS_MAX_REPLICAS),
 	AIFS_SETTING_INT("default_stripe_count", struct mds_config,
@@ -122,7 +124,7 @@ static int mds_register_handlers(struct mds *mds)
 		if (err)
 			return err;
 	}
-	aifs_server_on_session_end(mds->srv, mds_session_end);
+	aifs_server_on_session(mds->srv, mds_session_start, mds_session_end);
 	return 0;
 }
 

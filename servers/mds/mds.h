@@ -31,6 +31,7 @@ struct mds_config {
 	int heartbeat_ms;
 	int heartbeat_grace_ms;
 	int reply_cache_seconds;
+	int open_grace_ms;
 	int default_replicas;
 	int default_stripe_count;
 	int default_chunk_kib;
@@ -241,7 +242,9 @@ int mds_open_inode(struct mds_txn *t, const struct aifs_request *req,
 		   const struct mds_cred *cred, struct mds_inode *inode,
 		   u32 flags, struct aifs_open_rep *rep);
 int mds_orphans_reap(struct mds *mds);
-void mds_session_end(void *data, u64 session_id);
+void mds_session_start(void *data, u64 session_id, const u8 client_uuid[16]);
+void mds_session_end(void *data, u64 session_id, const u8 client_uuid[16]);
+int mds_opens_expire(struct mds_txn *t);
 int mds_handle_open(struct aifs_request *req);
 int mds_handle_close(struct aifs_request *req);
 
@@ -307,6 +310,15 @@ int mds_write_own(struct mds *mds, mds_apply_fn *apply, void *arg);
 void mds_write_async(struct mds *mds, mds_apply_fn *apply, void *arg);
 
 /* ---- replycache.c ---- */
+
+/*
+ * Who a request comes from, across its connections: the uuid of the
+ * client's HELLO, or for a client without one its session id.
+ */
+#define MDS_CLIENT_KEY_SIZE	16
+
+void mds_client_key(u64 session_id, const u8 client_uuid[16],
+		    u8 key[MDS_CLIENT_KEY_SIZE]);
 
 int mds_reply_cached(struct mds_txn *t, struct aifs_request *req);
 int mds_reply_store(struct mds_txn *t, const struct aifs_request *req);

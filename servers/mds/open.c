@@ -2,24 +2,40 @@
 /*
  * Open files.  OPEN and CREATE hand out a handle; the MDS counts the
  * opens of every inode so that an inode whose last name goes while it is
- * open stays (nlink 0, on the orphan table) until its last CLOSE, or the
- * end of the session that held it.  The table of opens lives in memory
- * and only the writer thread touches it: every OPEN, CLOSE and session
- * end is a change applied by the writer, so an UNLINK sees exactly the
- * opens committed before it.  After a crash no open survives, and the
- * orphans left in the database are freed at start (mds_orphans_reap).
+ * open stays (nlink 0, on the orphan table) until its last CLOSE.
+ *
+ * Opens belong to a client (mds_client_key()), not to a connection: a
+ * client that reconnects keeps its handles, as its retried requests keep
+ * their replies.  When the last session of a client with a uuid ends, its
+ * opens wait open_grace_ms for a new one, then are released as if
+ * closed; a client without a uuid cannot come back, so its opens go with
+ * its session.
+ *
+ * The table of opens lives in memory and only the writer thread touches
+ * it: every OPEN, CLOSE, session start and end is a change applied by the
+ * writer, so an UNLINK sees exactly the opens committed before it.  After
+ * a crash no open survives, and the orphans left in the database are
+ * freed at start (mds_orphans_reap).
  */
 #include <search.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mds.h"
 
 struct mds_open {
 	u64 handle;		/* first: the key of the tree */
 	u64 ino;
-	u64 session;
+	u8 client[MDS_CLIENT_KEY_SIZE];
 	u32 flags;		/* AIFS_OPEN_* */
 	u64 truncs;		/* its inode's, at open or its own truncate */
+	u64 detached;		/* aifs_now_ms() its client went, or 0 */
+};
+
+/* The live sessions of a client with opens or sessions. */
+struct mds_client {
+	u8 key[MDS_CLIENT_KEY_SIZE];	/* first: the key of the tree */
+	u32 sessions;
 };
 
 struct mds_open_count {
@@ -31,7 +47,9 @@ struct mds_open_count {
 struct mds_opens {
 	void *by_handle;	/* tsearch tree of struct mds_open */
 	void *by_ino;		/* tsearch tree of struct mds_open_count */
+	void *clients;		/* tsearch tree of struct mds_client */
 	u64 next_handle;
+	u64 detached;		/* opens waiting for their client */
 };
 
 /* Both trees are keyed by the u64 their records start with. */
@@ -40,6 +58,11 @@ static int opens_cmp(const void *a, const void *b)
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+static int clients_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, MDS_CLIENT_KEY_SIZE);
 }
 
 int mds_opens_create(struct mds *mds)
@@ -57,6 +80,7 @@ void mds_opens_destroy(struct mds *mds)
 		return;
 	tdestroy(mds->opens->by_handle, free);
 	tdestroy(mds->opens->by_ino, free);
+	tdestroy(mds->opens->clients, free);
 	free(mds->opens);
 	mds->opens = NULL;
 }
@@ -105,8 +129,8 @@ void mds_opens_truncated(struct mds *mds, u64 handle, u64 ino)
 		open->truncs = count->truncs;
 }
 
-static int opens_add(struct mds_opens *o, u64 session, u64 ino, u32 flags,
-		     u64 *handle)
+static int opens_add(struct mds_opens *o, const struct aifs_request *req,
+		     u64 ino, u32 flags, u64 *handle)
 {
 	struct mds_open_count *count = opens_count(o, ino);
 	struct mds_open *open = malloc(sizeof(*open));
@@ -125,8 +149,9 @@ static int opens_add(struct mds_opens *o, u64 session, u64 ino, u32 flags,
 		free(open);
 		return -ENOMEM;
 	}
-	*open = (struct mds_open){ o->next_handle++, ino, session, flags,
-				   count->truncs };
+	*open = (struct mds_open){ .handle = o->next_handle++, .ino = ino,
+				   .flags = flags, .truncs = count->truncs };
+	mds_client_key(req->session_id, req->client_uuid, open->client);
 	if (!tsearch(open, &o->by_handle, opens_cmp)) {
 		free(open);
 		return -ENOMEM;
@@ -142,6 +167,8 @@ static bool opens_del(struct mds_opens *o, struct mds_open *open)
 	struct mds_open_count *count = opens_count(o, open->ino);
 
 	tdelete(open, &o->by_handle, opens_cmp);
+	if (open->detached)
+		o->detached--;
 	free(open);
 	if (--count->count)
 		return false;
@@ -212,8 +239,8 @@ int mds_open_inode(struct mds_txn *t, const struct aifs_request *req,
 	if (!err && (mask & MDS_MAY_WRITE))
 		err = mds_inode_put(t, inode);
 	if (!err)
-		err = opens_add(t->mds->opens, req->session_id, inode->ino,
-				flags, &handle);
+		err = opens_add(t->mds->opens, req, inode->ino, flags,
+				&handle);
 	if (err)
 		return err;
 	mds_inode_to_attr(inode, &rep->attr);
@@ -271,6 +298,7 @@ static int close_commit_size(struct mds_txn *t, struct mds_inode *inode,
 
 static int apply_close(struct mds_txn *t, struct mds_op *op)
 {
+	u8 client[MDS_CLIENT_KEY_SIZE];
 	struct aifs_close_req in;
 	struct mds_inode inode;
 	struct mds_open *open;
@@ -281,7 +309,8 @@ static int apply_close(struct mds_txn *t, struct mds_op *op)
 		return err;
 	open = opens_find(t->mds->opens, le64_to_cpu(in.handle),
 			  le64_to_cpu(in.ino));
-	if (!open || open->session != op->req->session_id)
+	mds_client_key(op->req->session_id, op->req->client_uuid, client);
+	if (!open || memcmp(open->client, client, sizeof(client)))
 		return -EBADF;
 	err = mds_inode_get(t, open->ino, &inode);
 	if (!err && (le32_to_cpu(in.flags) & AIFS_CLOSE_SIZE))
@@ -298,57 +327,197 @@ int mds_handle_close(struct aifs_request *req)
 	return mds_write(req, apply_close);
 }
 
-/* The opens of one session, collected by twalk_r(). */
-struct session_opens {
-	u64 session;
+/* Opens picked by a predicate, collected by twalk_r(). */
+struct opens_walk {
+	bool (*match)(const struct mds_open *open, const struct opens_walk *w);
+	const u8 *client;
+	u64 before;		/* detached before this aifs_now_ms() */
 	struct mds_open **opens;
 	size_t nr, room;
 };
 
-static void session_collect(const void *nodep, VISIT which, void *arg)
+static void opens_collect(const void *nodep, VISIT which, void *arg)
 {
 	struct mds_open *open = *(struct mds_open * const *)nodep;
-	struct session_opens *s = arg;
+	struct opens_walk *w = arg;
 	struct mds_open **grown;
 
-	if ((which != postorder && which != leaf) || open->session != s->session)
+	if ((which != postorder && which != leaf) || !w->match(open, w))
 		return;
-	if (s->nr == s->room) {
-		s->room = s->room ? 2 * s->room : 16;
-		grown = realloc(s->opens, s->room * sizeof(*grown));
+	if (w->nr == w->room) {
+		w->room = w->room ? 2 * w->room : 16;
+		grown = realloc(w->opens, w->room * sizeof(*grown));
 		if (!grown)
-			return;		/* the rest waits for a restart */
-		s->opens = grown;
+			return;		/* the rest waits for a later walk */
+		w->opens = grown;
 	}
-	s->opens[s->nr++] = open;
+	w->opens[w->nr++] = open;
+}
+
+static bool open_of_client(const struct mds_open *open,
+			   const struct opens_walk *w)
+{
+	return !memcmp(open->client, w->client, MDS_CLIENT_KEY_SIZE);
+}
+
+static bool open_expired(const struct mds_open *open,
+			 const struct opens_walk *w)
+{
+	return open->detached && open->detached < w->before;
+}
+
+static void opens_walk(struct mds_opens *o, struct opens_walk *w)
+{
+	twalk_r(o->by_handle, opens_collect, w);
+}
+
+static int opens_release(struct mds_txn *t, struct opens_walk *w)
+{
+	int err = 0;
+	size_t i;
+
+	for (i = 0; i < w->nr && !err; i++)
+		err = open_release(t, w->opens[i]);
+	return err;
+}
+
+static struct mds_client *client_find(struct mds_opens *o, const u8 *key)
+{
+	void **node = tfind(key, &o->clients, clients_cmp);
+
+	return node ? *node : NULL;
+}
+
+static struct mds_client *client_get(struct mds_opens *o, const u8 *key)
+{
+	struct mds_client *c = client_find(o, key);
+
+	if (c)
+		return c;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	memcpy(c->key, key, sizeof(c->key));
+	if (!tsearch(c, &o->clients, clients_cmp)) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+struct session_event {
+	u64 session;
+	u8 client[MDS_CLIENT_KEY_SIZE];
+	bool has_uuid;
+};
+
+static int apply_session_start(struct mds_txn *t, struct mds_op *op)
+{
+	struct session_event *ev = op->arg;
+	struct mds_opens *o = t->mds->opens;
+	struct opens_walk w = { .match = open_of_client, .client = ev->client };
+	struct mds_client *c = client_get(o, ev->client);
+	size_t i, back = 0;
+
+	if (!c) {
+		aifs_err("session %llx: out of memory, its client's opens may expire",
+			 (unsigned long long)ev->session);
+	} else if (!c->sessions++ && o->detached) {
+		opens_walk(o, &w);
+		for (i = 0; i < w.nr; i++) {
+			if (!w.opens[i]->detached)
+				continue;
+			w.opens[i]->detached = 0;
+			o->detached--;
+			back++;
+		}
+		if (back)
+			aifs_info("session %llx: its client is back, %zu open files kept",
+				  (unsigned long long)ev->session, back);
+	}
+	free(w.opens);
+	free(ev);
+	return 0;
 }
 
 static int apply_session_end(struct mds_txn *t, struct mds_op *op)
 {
-	struct session_opens s = { .session = *(u64 *)op->arg };
+	struct session_event *ev = op->arg;
+	struct mds_opens *o = t->mds->opens;
+	struct opens_walk w = { .match = open_of_client, .client = ev->client };
+	struct mds_client *c = client_find(o, ev->client);
+	u64 now = aifs_now_ms();
 	int err = 0;
 	size_t i;
 
-	twalk_r(t->mds->opens->by_handle, session_collect, &s);
-	for (i = 0; i < s.nr && !err; i++)
-		err = open_release(t, s.opens[i]);
-	free(s.opens);
-	free(op->arg);
+	if (c && --c->sessions) {
+		free(ev);
+		return 0;
+	}
+	if (c) {
+		tdelete(c, &o->clients, clients_cmp);
+		free(c);
+	}
+	opens_walk(o, &w);
+	if (ev->has_uuid && t->mds->cfg->open_grace_ms) {
+		for (i = 0; i < w.nr; i++) {
+			w.opens[i]->detached = now;
+			o->detached++;
+		}
+	} else {
+		err = opens_release(t, &w);
+	}
+	free(w.opens);
+	free(ev);
 	return err;
 }
 
-/* The runtime's word that a session is over: release its opens. */
-void mds_session_end(void *data, u64 session_id)
+static void session_event(struct mds *mds, u64 session_id,
+			  const u8 client_uuid[16], mds_apply_fn *apply)
 {
-	u64 *arg = malloc(sizeof(*arg));
+	static const u8 none[16];
+	struct session_event *ev = malloc(sizeof(*ev));
 
-	if (!arg) {
+	if (!ev) {
 		aifs_err("session %llx: out of memory, its opens stay until restart",
 			 (unsigned long long)session_id);
 		return;
 	}
-	*arg = session_id;
-	mds_write_async(data, apply_session_end, arg);
+	ev->session = session_id;
+	mds_client_key(session_id, client_uuid, ev->client);
+	ev->has_uuid = memcmp(client_uuid, none, sizeof(none)) != 0;
+	mds_write_async(mds, apply, ev);
+}
+
+/* The runtime's word that a client has one more session. */
+void mds_session_start(void *data, u64 session_id, const u8 client_uuid[16])
+{
+	session_event(data, session_id, client_uuid, apply_session_start);
+}
+
+/* The runtime's word that a session is over: its client may be gone. */
+void mds_session_end(void *data, u64 session_id, const u8 client_uuid[16])
+{
+	session_event(data, session_id, client_uuid, apply_session_end);
+}
+
+/* Opens whose client stayed away past open_grace_ms are closed.  Writer. */
+int mds_opens_expire(struct mds_txn *t)
+{
+	struct mds_opens *o = t->mds->opens;
+	u64 grace = t->mds->cfg->open_grace_ms, now = aifs_now_ms();
+	struct opens_walk w = { .match = open_expired, .before = now - grace };
+	int err;
+
+	if (!o->detached || now <= grace)
+		return 0;
+	opens_walk(o, &w);
+	err = opens_release(t, &w);
+	if (w.nr)
+		aifs_info("%zu open files released: their clients did not come back within %d ms",
+			  w.nr, t->mds->cfg->open_grace_ms);
+	free(w.opens);
+	return err;
 }
 
 /* At start, before serving: nothing is open, every orphan goes. */

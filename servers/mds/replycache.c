@@ -26,7 +26,7 @@
 #define REPLY_PRUNE_MAX		4096	/* entries dropped per chore */
 
 struct reply_key {
-	u8 client[16];
+	u8 client[MDS_CLIENT_KEY_SIZE];
 	__be64 request_id;
 };
 
@@ -43,15 +43,22 @@ struct reply_rec {
 	/* the reply's payload follows */
 };
 
-static void reply_key(const struct aifs_request *req, struct reply_key *key)
+void mds_client_key(u64 session_id, const u8 client_uuid[16],
+		    u8 key[MDS_CLIENT_KEY_SIZE])
 {
 	static const u8 none[16];
 
-	memset(key, 0, sizeof(*key));
-	if (memcmp(req->client_uuid, none, sizeof(none)))
-		memcpy(key->client, req->client_uuid, sizeof(key->client));
+	memset(key, 0, MDS_CLIENT_KEY_SIZE);
+	if (memcmp(client_uuid, none, sizeof(none)))
+		memcpy(key, client_uuid, MDS_CLIENT_KEY_SIZE);
 	else
-		memcpy(key->client, &req->session_id, sizeof(req->session_id));
+		memcpy(key, &session_id, sizeof(session_id));
+}
+
+static void reply_key(const struct aifs_request *req, struct reply_key *key)
+{
+	memset(key, 0, sizeof(*key));
+	mds_client_key(req->session_id, req->client_uuid, key->client);
 	key->request_id = htobe64(req->request_id);
 }
 

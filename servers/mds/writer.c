@@ -135,6 +135,8 @@ static int writer_chores(struct mds_txn *t, struct mds_op *op)
 
 	(void)op;
 	err = mds_map_expire(t);
+	if (!err)
+		err = mds_opens_expire(t);
 	return err ? err : mds_reply_prune(t);
 }
 

@@ -45,7 +45,8 @@ int mds_harness_stop(struct mds_harness *h, int sig)
 	return test_server_signal(&h->srv, sig, TEST_SERVER_WAIT_MS);
 }
 
-int mds_harness_connect(struct mds_harness *h, struct aifs_conn **conn)
+int mds_harness_connect_as(struct mds_harness *h, const u8 client_uuid[16],
+			   struct aifs_conn **conn)
 {
 	struct aifs_connect_opts opts = {
 		.host = "127.0.0.1",
@@ -54,5 +55,13 @@ int mds_harness_connect(struct mds_harness *h, struct aifs_conn **conn)
 		.role = AIFS_ROLE_CLIENT,
 	};
 
+	memcpy(opts.client_uuid, client_uuid, sizeof(opts.client_uuid));
 	return aifs_connect(&opts, conn);
+}
+
+int mds_harness_connect(struct mds_harness *h, struct aifs_conn **conn)
+{
+	static const u8 none[16];
+
+	return mds_harness_connect_as(h, none, conn);
 }

@@ -24,5 +24,8 @@ int mds_harness_stop(struct mds_harness *h, int sig);
 /* Run aifs-mds with @args (e.g. "--check") on the test's config. */
 int mds_harness_run(struct mds_harness *h, const char *args);
 int mds_harness_connect(struct mds_harness *h, struct aifs_conn **conn);
+/* The same, announcing @client_uuid in HELLO (a client that reconnects). */
+int mds_harness_connect_as(struct mds_harness *h, const u8 client_uuid[16],
+			   struct aifs_conn **conn);
 
 #endif /* AIFS_MDS_HARNESS_H */

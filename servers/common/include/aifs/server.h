@@ -147,15 +147,18 @@ void aifs_server_set_fs_uuid(struct aifs_server *srv, const u8 uuid[16]);
 void aifs_server_set_map_epoch(struct aifs_server *srv, u64 epoch);
 
 /*
- * Called on the loop thread once an authenticated session is over: its
- * connection closed and every request of it answered (or dropped).  A
- * server releases what the session held (open files) here, without
- * blocking.
+ * A session's start and end, on the loop thread, without blocking: start
+ * once the peer has authenticated, before any request of the session;
+ * end once its connection closed and every request of it was answered
+ * (or dropped).  A server hands what a session held (open files) over to
+ * the client's next session here: @client_uuid is the client's HELLO
+ * (zero when it has none).
  */
-typedef void aifs_session_end_fn(void *data, u64 session_id);
+typedef void aifs_session_fn(void *data, u64 session_id,
+			     const u8 client_uuid[16]);
 
-void aifs_server_on_session_end(struct aifs_server *srv,
-				aifs_session_end_fn *fn);
+void aifs_server_on_session(struct aifs_server *srv,
+			    aifs_session_fn *start, aifs_session_fn *end);
 
 /*
  * Called on the loop thread on SIGHUP: take up what may change in the
