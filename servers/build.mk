@@ -110,6 +110,7 @@ $(BIN)/aifs-mds-bench: $(BUILD)/obj/bench/mds_bench.o $(MDS_HARNESS) \
 
 # The tests of aifs-mds and aifs-ds together (tests/servers/cluster-*.c).
 CLUSTER_TESTS := $(addprefix $(SERVER_TEST_DIR)/,cluster-chunkq \
+	cluster-truncate \
 	cluster-membership cluster-drain)
 USER_PROGS += $(CLUSTER_TESTS)
 

@@ -395,10 +395,12 @@ static void aifs_sample_other(u16 op, bool reply, bool max,
 	case AIFS_OP_CHUNK_TRUNCATE * 2:
 		aifs_sample_chunk_id(&f->chunk_truncate_req.id);
 		f->chunk_truncate_req.length = cpu_to_le32(1000);
+		f->chunk_truncate_req.fence = cpu_to_le32(7);
 		break;
 	case AIFS_OP_CHUNK_DELETE * 2:
 		aifs_sample_chunk_id(&f->chunk_delete_req.id);
 		f->chunk_delete_req.flags = cpu_to_le32(AIFS_DELETE_FROM);
+		f->chunk_delete_req.fence = cpu_to_le32(7);
 		break;
 	case AIFS_OP_CHUNK_CHECKSUM * 2:
 		aifs_sample_chunk_id(&f->chunk_checksum_req.id);

@@ -283,18 +283,16 @@ static int ds_forward_handler(struct aifs_request *req)
 	return ds_write_op(req, ds_forward_apply);
 }
 
-static int ds_truncate(struct aifs_request *req)
+/* Cut chunk @r->id to @r->length; made durable (the MDS relies on it). */
+static int ds_truncate_chunk(struct aifs_request *req,
+			     const struct aifs_chunk_truncate_req *r)
 {
-	struct aifs_chunk_truncate_req r;
+	u32 length = le32_to_cpu(r->length);
 	struct ds_lock lock;
 	struct ds_chunk c;
-	u32 length;
 	int err;
 
-	err = aifs_decode_chunk_truncate_req(req->payload, req->payload_len,
-					     &r, NULL);
-	if (!err)
-		err = ds_io_begin(req->data, &r.id, true, 0, &lock, &c);
+	err = ds_io_begin(req->data, &r->id, true, 0, &lock, &c);
 	if (err == -ENOENT) {
 		/* A hole stays a hole whatever its length. */
 		c.meta = (struct ds_meta){ 0 };
@@ -302,7 +300,6 @@ static int ds_truncate(struct aifs_request *req)
 	}
 	if (err)
 		return err;
-	length = le32_to_cpu(r.length);
 	err = length > c.meta.chunk_size ? -EINVAL :
 		ds_data_truncate(&c, length);
 	if (!err) {
@@ -317,17 +314,85 @@ static int ds_truncate(struct aifs_request *req)
 	return err;
 }
 
+/*
+ * Where truncation @fence of @ino stands here: 1 done already (a retry
+ * of the MDS's queue, which must not cut what was written since), 0 next
+ * to do, -EAGAIN while an earlier one has not come yet (truncations of a
+ * file are applied in order, each once).  Takes the inode's fence lock
+ * into @lock, for the caller to let go once done.
+ */
+static int ds_fence_check(struct ds *ds, u64 ino, u32 fence,
+			  struct ds_lock *lock)
+{
+	u32 done;
+	int err;
+
+	ds_fence_lock(ds, ino, lock);
+	err = ds_fence_load(ds, ino, &done);
+	if (err)
+		return err;
+	if (done >= fence)
+		return 1;
+	return done == fence - 1 ? 0 : -EAGAIN;
+}
+
+/*
+ * CHUNK_TRUNCATE.  With a fence it comes first of that truncation's
+ * requests here; its CHUNK_DELETE, the last, records it done, so a retry
+ * in between cuts again.
+ */
+static int ds_truncate(struct aifs_request *req)
+{
+	struct aifs_chunk_truncate_req r;
+	struct ds *ds = req->data;
+	struct ds_lock lock;
+	struct ds_chunk c = { .ds = ds };
+	u32 fence;
+	int err;
+
+	err = aifs_decode_chunk_truncate_req(req->payload, req->payload_len,
+					     &r, NULL);
+	if (!err)
+		err = ds_check_id(ds, &r.id);
+	if (err)
+		return err;
+	fence = le32_to_cpu(r.fence);
+	if (!fence)
+		return ds_truncate_chunk(req, &r);
+	err = ds_fence_check(ds, le64_to_cpu(r.id.ino), fence, &lock);
+	if (!err)
+		err = ds_truncate_chunk(req, &r);
+	else if (err > 0)
+		err = ds_reply_chunk(req, &c, 0);
+	ds_chunk_unlock(ds, &lock);
+	return err;
+}
+
+/* CHUNK_DELETE; with a fence, the last request of that truncation. */
 static int ds_delete(struct aifs_request *req)
 {
 	struct aifs_chunk_delete_req r;
+	struct ds *ds = req->data;
+	struct ds_lock lock;
+	u32 fence;
 	int err;
 
 	err = aifs_decode_chunk_delete_req(req->payload, req->payload_len, &r,
 					   NULL);
 	if (!err)
-		err = ds_check_id(req->data, &r.id);
-	return err ? err : ds_chunk_delete(req->data, &r.id,
-					   le32_to_cpu(r.flags));
+		err = ds_check_id(ds, &r.id);
+	if (err)
+		return err;
+	fence = le32_to_cpu(r.fence);
+	if (!fence)
+		return ds_chunk_delete(ds, &r.id, le32_to_cpu(r.flags));
+	err = ds_fence_check(ds, le64_to_cpu(r.id.ino), fence, &lock);
+	if (!err)
+		err = ds_chunk_delete(ds, &r.id, le32_to_cpu(r.flags));
+	if (!err)
+		err = ds_fence_store(ds, le64_to_cpu(r.id.ino), fence);
+	ds_chunk_unlock(ds, &lock);
+	return err > 0 ? 0 : err;
 }
 
 static int ds_checksum_reply(struct aifs_request *req, struct ds_chunk *c,

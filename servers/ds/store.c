@@ -274,12 +274,13 @@ static int ds_meta_create(struct ds_chunk *c, u32 chunk_size)
 	return err ? err : ds_meta_store(c);
 }
 
-static int ds_mkdirs(const struct ds_chunk *c)
+/* The directories of the file @path. */
+static int ds_mkdirs(const char *path)
 {
 	char dir[PATH_MAX];
 	char *slash;
 
-	snprintf(dir, sizeof(dir), "%s", c->path);
+	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	*slash = '\0';
 	if (!mkdir(dir, 0700) || errno == EEXIST)
@@ -300,7 +301,7 @@ static int ds_chunk_create(struct ds_chunk *c, const char *mpath,
 {
 	int err;
 
-	err = ds_mkdirs(c);
+	err = ds_mkdirs(c->path);
 	if (err)
 		return err;
 	c->mfd = open(mpath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -377,6 +378,83 @@ int ds_chunk_sync(struct ds_chunk *c)
 	return 0;
 }
 
+/*
+ * The fence file of an inode: the number of its last truncation done here
+ * (CHUNK_TRUNCATE and CHUNK_DELETE with a fence), next to its chunks.
+ */
+static void ds_fence_path(const struct ds *ds, u64 ino, char *path,
+			  size_t size)
+{
+	char dir[PATH_MAX - 64];
+
+	ds_inode_dir(ds, ino, dir, sizeof(dir));
+	snprintf(path, size, "%s/%016llx.fence", dir, (unsigned long long)ino);
+}
+
+/* Its lock: that of a fragment no chunk has (the decoder refuses it). */
+void ds_fence_lock(struct ds *ds, u64 ino, struct ds_lock *lock)
+{
+	struct aifs_chunk_id id = {
+		.ino = cpu_to_le64(ino),
+		.index = cpu_to_le32(UINT32_MAX),
+		.fragment = cpu_to_le16(UINT16_MAX),
+	};
+
+	ds_chunk_lock(ds, &id, true, lock);
+}
+
+/* The last truncation of @ino done here; 0 for none. */
+int ds_fence_load(struct ds *ds, u64 ino, u32 *fence)
+{
+	char path[PATH_MAX];
+	__le32 v;
+	int fd, err = 0;
+
+	*fence = 0;
+	ds_fence_path(ds, ino, path, sizeof(path));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (ds_pread_all(fd, &v, sizeof(v), 0))
+		err = -EIO;
+	else
+		*fence = le32_to_cpu(v);
+	close(fd);
+	return err;
+}
+
+/*
+ * Truncation @fence of @ino is done, durably: once acknowledged the MDS
+ * forgets it, and the next one is refused until this one is recorded.
+ */
+int ds_fence_store(struct ds *ds, u64 ino, u32 fence)
+{
+	char path[PATH_MAX], *slash;
+	__le32 v = cpu_to_le32(fence);
+	int fd, dfd, err = 0;
+
+	ds_fence_path(ds, ino, path, sizeof(path));
+	err = ds_mkdirs(path);
+	if (err)
+		return err;
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (ds_pwrite_all(fd, &v, sizeof(v), 0) || fdatasync(fd))
+		err = -EIO;
+	close(fd);
+	/* A new name must survive a crash too. */
+	slash = strrchr(path, '/');
+	*slash = 0;
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return err ? err : -errno;
+	if (fsync(dfd) && !err)
+		err = -errno;
+	close(dfd);
+	return err;
+}
+
 /* Whether data file @name of inode @ino goes with a CHUNK_DELETE. */
 static bool ds_delete_match(const char *name, u64 ino, u32 index, u32 flags,
 			    struct aifs_chunk_id *id)
@@ -424,6 +502,11 @@ int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags)
 		ds_chunk_unlock(ds, &lock);
 	}
 	closedir(d);
+	/* Inode numbers are never reused: its truncations are over. */
+	if (flags & AIFS_DELETE_INODE) {
+		ds_fence_path(ds, ino, path, sizeof(path));
+		unlink(path);
+	}
 	return 0;
 }
 

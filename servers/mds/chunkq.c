@@ -13,6 +13,15 @@
  * for a pause that doubles up to DRAIN_BACKOFF_MAX_MS; its jobs wait and
  * those of the others go on (the drainer walks the queue from where it
  * stopped, so blocked jobs at its head do not starve the rest).
+ *
+ * A truncation must reach the data before the client's next write does,
+ * and a retry must not cut what was written since.  So the handler of
+ * the change waits, before it replies, until the drainer has tried the
+ * job once on every copy (mds_drain_sync()); and each truncation of a
+ * file carries a fence, the file's count of truncations: a data server
+ * applies fence f once, after f - 1, and a retry of a fence it has done
+ * is a no-op there.  Only a copy that the MDS could not reach in time
+ * takes the cut later (Documentation/mds.md says what that leaves open).
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -31,8 +40,17 @@
 /* A job of the chunk queue: cut the chunks of @ino to @size bytes. */
 struct mds_chunk_job {
 	u64 ino;
-	u64 size;		/* 0: delete them all (the inode may be gone) */
+	u64 size;
+	u32 fence;		/* 0: the inode is gone, delete every chunk */
+	u32 reserved;
 	struct aifs_layout layout;
+};
+
+/* A handler waiting for its job to be tried on every copy. */
+struct drain_waiter {
+	struct drain_waiter *next;
+	u64 job;
+	bool done;
 };
 
 /* A data server as the drainer knows it. */
@@ -47,38 +65,70 @@ struct drain_ds {
 struct mds_drainer {
 	struct mds *mds;
 	pthread_t thread;
-	pthread_mutex_t lock;		/* protects @stop, @kicked */
+	pthread_mutex_t lock;	/* protects @stop, @kicked, @waiters */
 	pthread_cond_t wake;
+	pthread_cond_t tried;		/* some waiters are done */
 	bool stop;
 	bool kicked;
+	struct drain_waiter *waiters;
 	struct aifs_secret secret;
 	struct drain_ds *ds;
 	unsigned int nr_ds;
 	u64 next_job;			/* where the next round starts */
 };
 
-/* Tell the data servers (through the queue) to cut @inode to @size. */
-int mds_chunks_queue(struct mds_txn *t, const struct mds_inode *inode,
-		     u64 size)
+static int chunks_queue(struct mds_txn *t, const struct mds_chunk_job *job)
 {
 	struct mds_super *sb = &t->mds->super;
 	int err;
+
+	err = mds_db_put(t, MDS_DB_CHUNKQ, &sb->next_chunk_job,
+			 sizeof(sb->next_chunk_job), job, sizeof(*job), 0);
+	if (err)
+		return err;
+	if (job->fence)
+		t->cut_job = sb->next_chunk_job;
+	sb->next_chunk_job++;
+	t->mds->super_dirty = true;
+	t->mds->chunkq_queued = true;
+	return 0;
+}
+
+/*
+ * @inode is gone: every chunk of it goes.  Unfenced: its number is never
+ * used again, so nothing can be written to its chunks after this.
+ */
+int mds_chunks_free(struct mds_txn *t, const struct mds_inode *inode)
+{
 	struct mds_chunk_job job = {
 		.ino = inode->ino,
-		.size = size,
 		.layout = inode->layout,
 	};
 
 	if (!inode->layout.target_count)
 		return 0;	/* never had a place to write to */
-	err = mds_db_put(t, MDS_DB_CHUNKQ, &sb->next_chunk_job,
-			 sizeof(sb->next_chunk_job), &job, sizeof(job), 0);
-	if (err)
-		return err;
-	sb->next_chunk_job++;
-	t->mds->super_dirty = true;
-	t->mds->chunkq_queued = true;
-	return 0;
+	return chunks_queue(t, &job);
+}
+
+/*
+ * Cut the chunks of @inode to @size: the next fence of the file, which
+ * the caller stores with @inode; the handler waits for the job.
+ */
+int mds_chunks_cut(struct mds_txn *t, struct mds_inode *inode, u64 size)
+{
+	struct mds_chunk_job job = {
+		.ino = inode->ino,
+		.size = size,
+		.fence = inode->truncs + 1,
+		.layout = inode->layout,
+	};
+
+	if (!inode->layout.target_count)
+		return 0;
+	if (!job.fence)
+		return -EOVERFLOW;	/* 2^32 - 1 truncations of one file */
+	inode->truncs = job.fence;
+	return chunks_queue(t, &job);
 }
 
 /* New jobs are committed: start a round now.  Any thread. */
@@ -158,9 +208,11 @@ static int drain_connect(struct mds_drainer *d, struct drain_ds *ds,
 /*
  * The data server @id, connected, in @dsp; 1 when nothing is left to do
  * there (retired, or not in the map), -EAGAIN while it is to be left
- * alone, or a connection error.
+ * alone (an @urgent job tries any server not offline), or a connection
+ * error.
  */
-static int drain_reach(struct mds_drainer *d, u32 id, struct drain_ds **dsp)
+static int drain_reach(struct mds_drainer *d, u32 id, bool urgent,
+		       struct drain_ds **dsp)
 {
 	struct aifs_ds_info info;
 	struct drain_ds *ds;
@@ -174,7 +226,7 @@ static int drain_reach(struct mds_drainer *d, u32 id, struct drain_ds **dsp)
 	if (!ds)
 		return -ENOMEM;
 	if (le32_to_cpu(info.state) == AIFS_DS_OFFLINE ||
-	    ds->retry_at > aifs_now_ms())
+	    (!urgent && ds->retry_at > aifs_now_ms()))
 		return -EAGAIN;
 	err = drain_connect(d, ds, &info.addr);
 	if (err) {
@@ -202,9 +254,10 @@ static bool job_holds(const struct aifs_layout *layout, unsigned int t,
 }
 
 /*
- * The requests of @job for the data server that is target @t: every
- * chunk from the first wholly past the size goes, the chunk the size
- * ends in is cut (if this server holds it).
+ * The requests of @job for the data server that is target @t: the chunk
+ * the size ends in is cut (if this server holds it), then every chunk
+ * from the first wholly past the size goes.  The delete comes last: it
+ * records the fence as done on the server.
  */
 static int drain_job_calls(struct mds_drainer *d, struct aifs_conn *conn,
 			   const struct mds_chunk_job *job, unsigned int t)
@@ -216,38 +269,45 @@ static int drain_job_calls(struct mds_drainer *d, struct aifs_conn *conn,
 	int err;
 
 	memcpy(id.fs_uuid, d->mds->super.uuid, sizeof(id.fs_uuid));
-	if (!job->size)
-		return aifs_chunk_delete(conn, &id, AIFS_DELETE_INODE);
+	if (!job->fence)
+		return aifs_chunk_delete(conn, &id, AIFS_DELETE_INODE, 0);
+	if (job->size % chunk && job_holds(&job->layout, t, job->size / chunk)) {
+		id.index = cpu_to_le32(job->size / chunk);
+		err = aifs_chunk_truncate(conn, &id, job->size % chunk,
+					  job->fence, &rep);
+		if (err)
+			return err;
+	}
 	id.index = cpu_to_le32(keep);
-	err = aifs_chunk_delete(conn, &id, AIFS_DELETE_FROM);
-	if (err || !(job->size % chunk) ||
-	    !job_holds(&job->layout, t, job->size / chunk))
-		return err;
-	id.index = cpu_to_le32(job->size / chunk);
-	return aifs_chunk_truncate(conn, &id, job->size % chunk, &rep);
+	return aifs_chunk_delete(conn, &id, AIFS_DELETE_FROM, job->fence);
 }
 
-/* @job on the data server of target @t: 0 done, or why not. */
+/*
+ * @job on the data server of target @t: 0 done, or why not.  EAGAIN
+ * from the server is an earlier truncation of the file still to come
+ * there, not a failure of the server.
+ */
 static int drain_job_on(struct mds_drainer *d, const struct mds_chunk_job *job,
-			unsigned int t)
+			unsigned int t, bool urgent)
 {
 	u32 id = le32_to_cpu(job->layout.targets[t]);
 	struct drain_ds *ds;
 	int err;
 
-	err = drain_reach(d, id, &ds);
+	err = drain_reach(d, id, urgent, &ds);
 	if (err)
 		return err > 0 ? 0 : err;
 	err = drain_job_calls(d, ds->conn, job, t);
-	if (err)
+	if (err && err != -EAGAIN)
 		drain_ds_failed(ds, err);
-	else
+	else if (!err)
 		ds->backoff_ms = 0;
 	return err;
 }
 
 /* Every copy of @job: 0 when all are done. */
-static int drain_job(struct mds_drainer *d, const struct mds_chunk_job *job)
+static int drain_job(struct mds_drainer *d, const struct mds_chunk_job *job,
+		     bool urgent)
 {
 	unsigned int t, n = le16_to_cpu(job->layout.target_count);
 	int err = 0;
@@ -256,7 +316,7 @@ static int drain_job(struct mds_drainer *d, const struct mds_chunk_job *job)
 	    !job->layout.stripe_count)
 		return 0;	/* nothing a server could hold */
 	for (t = 0; t < n; t++)
-		if (drain_job_on(d, job, t))
+		if (drain_job_on(d, job, t, urgent))
 			err = -EAGAIN;
 	return err;
 }
@@ -315,25 +375,102 @@ out:
 	return err;
 }
 
+static void drain_remove(struct mds_drainer *d, struct drain_done *done)
+{
+	int err;
+
+	if (!done->nr)
+		return;
+	err = mds_write_own(d->mds, apply_jobs_done, done);
+	if (err)
+		aifs_err("chunk queue: cannot remove done jobs: %s",
+			 strerror(-err));
+}
+
+/* Job @num, if still queued, into @job: 1, else 0 or an error. */
+static int drain_read_one(struct mds_drainer *d, u64 num,
+			  struct mds_chunk_job *job)
+{
+	struct mds_txn t;
+	MDB_val v;
+	int err;
+
+	err = mds_read_begin(d->mds, &t);
+	if (err)
+		return err;
+	err = mds_db_get(&t, MDS_DB_CHUNKQ, &num, sizeof(num), &v);
+	if (!err && v.mv_size != sizeof(*job))
+		err = -ENOENT;	/* not ours: --check reports it */
+	if (!err)
+		memcpy(job, v.mv_data, sizeof(*job));
+	mds_read_end(&t);
+	if (err == -ENOENT)
+		return 0;
+	return err ? err : 1;
+}
+
+/* The jobs handlers wait for, first, even on servers left alone. */
+static void drain_urgent(struct mds_drainer *d)
+{
+	struct drain_done done = { .nr = 0 };
+	struct drain_waiter *list, *w, *next;
+	struct mds_chunk_job job;
+
+	pthread_mutex_lock(&d->lock);
+	list = d->waiters;
+	d->waiters = NULL;
+	pthread_mutex_unlock(&d->lock);
+	for (w = list; w; w = w->next)
+		if (drain_read_one(d, w->job, &job) > 0 &&
+		    !drain_job(d, &job, true) && done.nr < DRAIN_BATCH)
+			done.jobs[done.nr++] = w->job;
+	drain_remove(d, &done);
+	pthread_mutex_lock(&d->lock);
+	for (w = list; w; w = next) {
+		next = w->next;
+		w->done = true;
+	}
+	pthread_cond_broadcast(&d->tried);
+	pthread_mutex_unlock(&d->lock);
+}
+
 static void drain_round(struct mds_drainer *d)
 {
 	struct mds_chunk_job jobs[DRAIN_BATCH];
 	struct drain_done done = { .nr = 0 };
 	u64 nums[DRAIN_BATCH];
-	int i, n, err;
+	int i, n;
 
+	drain_urgent(d);
 	n = drain_read(d, jobs, nums);
 	if (n < 0)
 		aifs_err("chunk queue: %s", strerror(-n));
 	for (i = 0; i < n; i++)
-		if (!drain_job(d, &jobs[i]))
+		if (!drain_job(d, &jobs[i], false))
 			done.jobs[done.nr++] = nums[i];
-	if (!done.nr)
+	drain_remove(d, &done);
+}
+
+/*
+ * Wait until the drainer has tried job @job on every copy of the file
+ * (done or not: a copy it cannot reach takes it later).  Any thread but
+ * the writer's and the drainer's.
+ */
+void mds_drain_sync(struct mds *mds, u64 job)
+{
+	struct mds_drainer *d = mds->drainer;
+	struct drain_waiter w = { .job = job };
+
+	if (!d)
 		return;
-	err = mds_write_own(d->mds, apply_jobs_done, &done);
-	if (err)
-		aifs_err("chunk queue: cannot remove done jobs: %s",
-			 strerror(-err));
+	pthread_mutex_lock(&d->lock);
+	w.next = d->waiters;
+	d->waiters = &w;
+	d->kicked = true;
+	pthread_cond_signal(&d->wake);
+	while (!w.done)
+		pthread_cond_wait(&d->tried, &d->lock);
+	pthread_mutex_unlock(&d->lock);
 }
 
 /* Wait for a kick or DRAIN_POLL_MS; true once stopping. */
@@ -365,6 +502,7 @@ static void *drain_main(void *arg)
 	do
 		drain_round(d);
 	while (!drain_wait(d));
+	drain_urgent(d);	/* nobody is left waiting */
 	return NULL;
 }
 
@@ -390,11 +528,15 @@ int mds_drain_start(struct mds *mds)
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&d->wake, &attr);
 	pthread_condattr_destroy(&attr);
+	pthread_cond_init(&d->tried, NULL);
 	mds->drainer = d;
 	err = -pthread_create(&d->thread, NULL, drain_main, d);
 	if (err) {
 		mds->drainer = NULL;
 		aifs_secret_wipe(&d->secret);
+		pthread_cond_destroy(&d->tried);
+		pthread_cond_destroy(&d->wake);
+		pthread_mutex_destroy(&d->lock);
 		free(d);
 	}
 	return err;
@@ -418,6 +560,7 @@ void mds_drain_stop(struct mds *mds)
 		drain_ds_close(&d->ds[i]);
 	free(d->ds);
 	aifs_secret_wipe(&d->secret);
+	pthread_cond_destroy(&d->tried);
 	pthread_cond_destroy(&d->wake);
 	pthread_mutex_destroy(&d->lock);
 	free(d);

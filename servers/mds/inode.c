@@ -136,7 +136,7 @@ int mds_inode_free(struct mds_txn *t, struct mds_inode *inode)
 					prefix.len);
 	}
 	if (!err && S_ISREG(inode->mode))
-		err = mds_chunks_queue(t, inode, 0);
+		err = mds_chunks_free(t, inode);
 	return err;
 }
 
@@ -250,7 +250,7 @@ static int setattr_size(struct mds_txn *t, const struct mds_cred *cred,
 	if (size == inode->size)
 		return 0;
 	if (size < inode->size) {
-		err = mds_chunks_queue(t, inode, size);
+		err = mds_chunks_cut(t, inode, size);
 		if (err)
 			return err;
 		mds_opens_truncated(t->mds, handle, inode->ino);

@@ -88,6 +88,7 @@ struct mds_txn {
 	struct mds *mds;
 	MDB_txn *txn;
 	s64 now;		/* ns, CLOCK_REALTIME */
+	u64 cut_job;		/* a truncation queued: its reply waits for it */
 };
 
 int mds_db_open(struct mds *mds, bool create);
@@ -164,7 +165,7 @@ struct mds_inode {
 	u32 rdev_major;
 	u32 rdev_minor;
 	u32 flags;
-	u32 reserved;
+	u32 truncs;		/* files: truncations queued (chunkq fences) */
 	u64 parent;		/* directories: their parent (root: itself) */
 	u64 next_seq;		/* directories: seq of the next entry */
 	u64 entries;		/* directories: entries in it */
@@ -258,9 +259,10 @@ int mds_handle_layout_set(struct aifs_request *req);
 
 /* ---- chunkq.c: the chunk queue and its drainer ---- */
 
-int mds_chunks_queue(struct mds_txn *t, const struct mds_inode *inode,
-		     u64 new_size);
+int mds_chunks_free(struct mds_txn *t, const struct mds_inode *inode);
+int mds_chunks_cut(struct mds_txn *t, struct mds_inode *inode, u64 size);
 void mds_drain_kick(struct mds *mds);
+void mds_drain_sync(struct mds *mds, u64 job);
 int mds_drain_start(struct mds *mds);
 void mds_drain_stop(struct mds *mds);
 
@@ -290,6 +292,7 @@ typedef int mds_apply_fn(struct mds_txn *t, struct mds_op *op);
  * @req:   the request, or NULL for the server's own changes
  * @arg:   for @apply
  * @ret:   what @apply returned, or the cached reply's status
+ * @cut_job: the truncation job @apply queued (0: none), for the waiter
  * @async: nobody waits: the writer frees the op
  * @done:  committed (or failed): the waiter may go
  */
@@ -299,6 +302,7 @@ struct mds_op {
 	struct aifs_request *req;
 	void *arg;
 	int ret;
+	u64 cut_job;
 	bool async;
 	bool done;
 };

@@ -231,7 +231,7 @@ int mds_open_inode(struct mds_txn *t, const struct aifs_request *req,
 	if (!err && (mask & MDS_MAY_WRITE))
 		err = mds_layout_assign(t, &inode->layout);
 	if (!err && (flags & AIFS_OPEN_TRUNC) && inode->size) {
-		err = mds_chunks_queue(t, inode, 0);
+		err = mds_chunks_cut(t, inode, 0);
 		mds_opens_truncated(t->mds, 0, inode->ino);
 		inode->size = 0;
 		mds_inode_touch(t, inode, MDS_MTIME | MDS_CTIME);

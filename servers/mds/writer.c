@@ -58,12 +58,21 @@ static int writer_wait(struct mds_writer *w, struct mds_op *op)
 	return op->ret;
 }
 
-/* Apply @apply to @req on the writer; returns once it is committed. */
+/*
+ * Apply @apply to @req on the writer; returns once it is committed and,
+ * when it shrank a file, once the data servers were told (so that no
+ * write the client makes after the reply meets the cut on its way).
+ */
 int mds_write(struct aifs_request *req, mds_apply_fn *apply)
 {
 	struct mds_op op = { .apply = apply, .req = req };
+	struct mds *mds = req->data;
+	int err;
 
-	return writer_wait(((struct mds *)req->data)->writer, &op);
+	err = writer_wait(mds->writer, &op);
+	if (!err && op.cut_job)
+		mds_drain_sync(mds, op.cut_job);
+	return err;
 }
 
 /* A change of the server's own, waited for; @arg is @apply's. */
@@ -114,6 +123,7 @@ static void writer_apply(struct mds_txn *batch, struct mds_op *op)
 			goto out;
 	}
 	op->ret = op->apply(&t, op);
+	op->cut_job = t.cut_job;
 	if (!op->ret && op->req)
 		op->ret = mds_reply_store(&t, op->req);
 out:

@@ -15,22 +15,6 @@
 
 #define WAIT_MS		20000
 
-/* A chunk on one server: its data file exists (or, @len, has @len bytes). */
-struct chunk_at {
-	struct ds_proc *p;
-	u64 ino;
-	u32 index;
-};
-
-static bool chunk_gone(void *arg)
-{
-	struct chunk_at *c = arg;
-	char path[512];
-
-	return ds_chunk_file(c->p, c->ino, c->index, path, sizeof(path)) ==
-	       -ENOENT;
-}
-
 static u32 chunk_len(struct chunk_at *c)
 {
 	static char buf[DS_TEST_CHUNK];
@@ -57,7 +41,7 @@ static void check_gone(const struct aifs_layout *l, u64 ino, u32 from,
 	for (t = 0; t < le16_to_cpu(l->target_count); t++) {
 		c.p = cluster_proc(le32_to_cpu(l->targets[t]));
 		for (c.index = from; c.index < to; c.index++)
-			CHECK(cluster_wait(chunk_gone, &c, WAIT_MS),
+			CHECK(cluster_wait(cluster_chunk_gone, &c, WAIT_MS),
 			      "chunk %u of ino %llu still on ds %s", c.index,
 			      (unsigned long long)ino, c.p->srv.port);
 	}
@@ -71,8 +55,9 @@ static void check_there(const struct aifs_layout *l, u64 ino, u32 nr)
 	for (t = 0; t < le16_to_cpu(l->target_count); t++) {
 		c.p = cluster_proc(le32_to_cpu(l->targets[t]));
 		for (c.index = 0; c.index < nr; c.index++)
-			CHECK(!chunk_gone(&c), "chunk %u of ino %llu missing",
-			      c.index, (unsigned long long)ino);
+			CHECK(!cluster_chunk_gone(&c),
+			      "chunk %u of ino %llu missing", c.index,
+			      (unsigned long long)ino);
 	}
 }
 
@@ -148,15 +133,16 @@ static void test_ds_down(void)
 	ds_stop(replica.p, SIGKILL);
 	CHECK(!aifs_unlink(cluster_conn, &cluster_cred, AIFS_ROOT_INO, "down",
 			   &entry), "unlink");
-	CHECK(cluster_wait(chunk_gone, &primary, WAIT_MS),
+	CHECK(cluster_wait(cluster_chunk_gone, &primary, WAIT_MS),
 	      "the live copy stays");
-	CHECK(!chunk_gone(&replica), "the dead server's copy went?");
+	CHECK(!cluster_chunk_gone(&replica), "the dead server's copy went?");
 	cluster_mds_restart();
 	ds_start(replica.p);
-	CHECK(cluster_wait(chunk_gone, &replica, WAIT_MS),
+	CHECK(cluster_wait(cluster_chunk_gone, &replica, WAIT_MS),
 	      "the returning server's copy stays");
 	replica.index = 0;
-	CHECK(chunk_gone(&replica), "chunk 0 stays on the returning server");
+	CHECK(cluster_chunk_gone(&replica),
+	      "chunk 0 stays on the returning server");
 }
 
 int main(void)

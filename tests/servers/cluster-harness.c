@@ -192,6 +192,15 @@ bool cluster_wait(bool (*cond)(void *arg), void *arg, int ms)
 	return cond(arg);
 }
 
+bool cluster_chunk_gone(void *arg)
+{
+	struct chunk_at *c = arg;
+	char path[512];
+
+	return ds_chunk_file(c->p, c->ino, c->index, path, sizeof(path)) ==
+	       -ENOENT;
+}
+
 u64 cluster_create(const char *name, struct aifs_layout *layout)
 {
 	struct aifs_create_rep rep;

@@ -43,6 +43,16 @@ struct cluster_state {
 /* Is @arg's server in @arg's state in the map?  A cluster_wait() cond. */
 bool cluster_in_state(void *arg);
 
+/* A chunk on one server, for cluster_chunk_gone(). */
+struct chunk_at {
+	struct ds_proc *p;
+	u64 ino;
+	u32 index;
+};
+
+/* Is @arg's chunk absent (no data file)?  A cluster_wait() cond. */
+bool cluster_chunk_gone(void *arg);
+
 /* A new file @name in the root, its layout in @layout; its ino. */
 u64 cluster_create(const char *name, struct aifs_layout *layout);
 /* Write @nr whole chunks of @ino through their primaries; 0 or -errno. */

@@ -545,7 +545,7 @@ static void test_chunk_meta(struct aifs_conn *c, const u8 *data)
 	      le32_to_cpu(cs.first_block) == 60, "checksum of the end: %d", n);
 	check_crcs(data, 4 * MIB, 60, 4, crcs);
 
-	n = aifs_chunk_truncate(c, &id, 100000, &cr);
+	n = aifs_chunk_truncate(c, &id, 100000, 0, &cr);
 	CHECK(!n && le64_to_cpu(cr.version) == 2 &&
 	      le32_to_cpu(cr.length) == 100000, "truncate: %d", n);
 	n = aifs_chunk_checksum(c, &id, 0, 8, crcs, &cs);
@@ -561,11 +561,11 @@ static void test_chunk_meta(struct aifs_conn *c, const u8 *data)
 	      le64_to_cpu(st.free_bytes) == PEER_DS_CAPACITY - 100512 &&
 	      le32_to_cpu(st.bsize) == AIFS_BLOCK_SIZE, "ds statfs: %d", n);
 
-	n = aifs_chunk_delete(c, &id, AIFS_DELETE_FROM);
+	n = aifs_chunk_delete(c, &id, AIFS_DELETE_FROM, 0);
 	CHECK(!n, "delete: %d", n);
 	n = aifs_chunk_read(c, &id2, 0, 0, &b, 1, &rr);
 	CHECK(n == -ENOENT, "read of a deleted chunk: %d", n);
-	n = aifs_chunk_delete(c, &id, AIFS_DELETE_INODE | AIFS_DELETE_FROM);
+	n = aifs_chunk_delete(c, &id, AIFS_DELETE_INODE | AIFS_DELETE_FROM, 0);
 	CHECK(n == -EINVAL, "delete with both flags: %d", n);
 	n = aifs_ds_statfs(c, &st);
 	CHECK(!n && !st.files, "ds statfs after delete: %d", n);
@@ -623,7 +623,7 @@ static int mixed_calls(struct aifs_conn *c, u32 t, u32 i, u8 *buf)
 	       le32_to_cpu(cr.length) != len;
 	bad += aifs_chunk_read(c, &id, 0, 0, buf + len, len, &rr) != (int)len ||
 	       memcmp(buf, buf + len, len);
-	bad += aifs_chunk_delete(c, &id, 0) != 0;
+	bad += aifs_chunk_delete(c, &id, 0, 0) != 0;
 	bad += aifs_setxattr(c, &cred, 9000 + t, "user.n", name, strlen(name),
 			     0, &e.attr) != 0;
 	bad += aifs_getxattr(c, &cred, 9000 + t, "user.n", v, sizeof(v)) !=

@@ -684,12 +684,13 @@ int aifs_chunk_forward(struct aifs_conn *conn, const struct aifs_chunk_id *id,
 }
 
 int aifs_chunk_truncate(struct aifs_conn *conn,
-			const struct aifs_chunk_id *id, u32 length,
+			const struct aifs_chunk_id *id, u32 length, u32 fence,
 			struct aifs_chunk_rep *rep)
 {
 	struct aifs_chunk_truncate_req req = {
 		.id = *id,
 		.length = cpu_to_le32(length),
+		.fence = cpu_to_le32(fence),
 	};
 	struct ops_msg m = OPS_REP(AIFS_OP_CHUNK_TRUNCATE, rep);
 
@@ -698,11 +699,12 @@ int aifs_chunk_truncate(struct aifs_conn *conn,
 }
 
 int aifs_chunk_delete(struct aifs_conn *conn, const struct aifs_chunk_id *id,
-		      u32 flags)
+		      u32 flags, u32 fence)
 {
 	struct aifs_chunk_delete_req req = {
 		.id = *id,
 		.flags = cpu_to_le32(flags),
+		.fence = cpu_to_le32(fence),
 	};
 	struct ops_msg m = { .op = AIFS_OP_CHUNK_DELETE };
 

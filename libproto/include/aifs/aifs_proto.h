@@ -25,7 +25,8 @@
  *      LAYOUT_SET on the MDS; cluster map, DS registration and heartbeat;
  *      chunk read, write, truncate, delete, checksum, replica forward and
  *      DS statfs on the data servers.  Before its release: AIFS_DS_DRAIN,
- *      and DS_HEARTBEAT's reserved field became its flags.
+ *      and DS_HEARTBEAT's reserved field became its flags; the
+ *      reserved fields of CHUNK_TRUNCATE and CHUNK_DELETE became @fence.
  */
 #ifndef AIFS_PROTO_H
 #define AIFS_PROTO_H
@@ -1155,12 +1156,15 @@ struct aifs_chunk_rep {
  * struct aifs_chunk_truncate_req - CHUNK_TRUNCATE (MDS or client -> DS)
  * @id:       the chunk
  * @length:   new length of the chunk, 0..AIFS_CHUNK_SIZE_MAX
- * @reserved: zero
+ * @fence:    0, or the MDS's truncation number of @id.ino: then applied
+ *            only once per data server, and only after truncation
+ *            @fence - 1 (EAGAIN before); once done a no-op, so that a
+ *            late retry never cuts data written after it
  */
 struct aifs_chunk_truncate_req {
 	struct aifs_chunk_id id;
 	__le32 length;
-	__le32 reserved;
+	__le32 fence;
 };
 
 #define AIFS_CHUNK_TRUNCATE_REQ_SIZE 40
@@ -1174,14 +1178,16 @@ struct aifs_chunk_truncate_req {
  * struct aifs_chunk_delete_req - CHUNK_DELETE (MDS -> DS); empty reply
  * @id:       the chunk (all fragments this server holds of it)
  * @flags:    AIFS_DELETE_* (not both); 0 deletes just @id
- * @reserved: zero
+ * @fence:    0, or the MDS's truncation number of @id.ino, as for
+ *            CHUNK_TRUNCATE: the server records it as done once the
+ *            chunks are gone (the truncation's last request to it)
  *
  * Deleting what is not there succeeds, so the MDS can retry.
  */
 struct aifs_chunk_delete_req {
 	struct aifs_chunk_id id;
 	__le32 flags;
-	__le32 reserved;
+	__le32 fence;
 };
 
 #define AIFS_CHUNK_DELETE_REQ_SIZE 40

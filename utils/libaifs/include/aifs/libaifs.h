@@ -371,12 +371,13 @@ int aifs_chunk_write(struct aifs_conn *conn, const struct aifs_chunk_id *id,
 int aifs_chunk_forward(struct aifs_conn *conn, const struct aifs_chunk_id *id,
 		       const struct aifs_chunk_write *w, const void *data,
 		       u32 len, struct aifs_chunk_rep *rep);
+/* @fence: 0, or the MDS's truncation number (aifs_chunk_truncate_req). */
 int aifs_chunk_truncate(struct aifs_conn *conn,
-			const struct aifs_chunk_id *id, u32 length,
+			const struct aifs_chunk_id *id, u32 length, u32 fence,
 			struct aifs_chunk_rep *rep);
-/* @flags: AIFS_DELETE_*. */
+/* @flags: AIFS_DELETE_*; @fence as for aifs_chunk_truncate(). */
 int aifs_chunk_delete(struct aifs_conn *conn, const struct aifs_chunk_id *id,
-		      u32 flags);
+		      u32 flags, u32 fence);
 /*
  * CRC32C of up to @nr_blocks blocks from @first_block, in host byte order
  * in @crcs[0..rep->count).

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * A truncate and the writes after it: a real aifs-mds and two aifs-ds
+ * (replicas = 2).  SETATTR cuts the live copies before it answers; with
+ * the replica down, the job stays queued and is sent again to both copies
+ * once the replica is back, after new data was written past the new size
+ * on the primary.  That late job must cut the returning replica and leave
+ * the primary's new data alone: every byte written after the truncate
+ * survives, the truncated range reads as zeros.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster-harness.h"
+
+#define WAIT_MS		20000
+#define CUT		(DS_TEST_CHUNK / 2)	/* the new size */
+#define NEW_LEN		(64U << 10)		/* written after the cut */
+
+/* Chunk @index of @ino on @p as a client sees it: holes read as zeros. */
+static u32 chunk_get(struct ds_proc *p, u64 ino, u32 index, char *buf)
+{
+	u32 len = 0;
+
+	memset(buf, 0, DS_TEST_CHUNK);
+	if (ds_read(p, ino, index, 0, DS_TEST_CHUNK, 0, buf, &len, NULL))
+		return 0;
+	return len;
+}
+
+/* Two whole chunks of @ino on both copies, and the file's size. */
+static u64 file_of_two_chunks(struct aifs_layout *l, char *old)
+{
+	struct aifs_setattr sa = { .valid = AIFS_SETATTR_SIZE };
+	struct aifs_attr attr;
+
+	sa.ino = cluster_create("cut", l);
+	CHECK(le16_to_cpu(l->target_count) == 2, "%u targets",
+	      le16_to_cpu(l->target_count));
+	CHECK(!cluster_write_chunks(l, sa.ino, 2), "writes");
+	sa.size = 2ULL * DS_TEST_CHUNK;
+	CHECK(!aifs_setattr(cluster_conn, &cluster_cred, &sa, &attr), "size");
+	ds_fill(old, DS_TEST_CHUNK, sa.ino * 1000);
+	return sa.ino;
+}
+
+static void truncate_to(u64 ino, u64 size)
+{
+	struct aifs_setattr sa = { .valid = AIFS_SETATTR_SIZE, .ino = ino,
+				   .size = size };
+	struct aifs_attr attr;
+
+	CHECK(!aifs_setattr(cluster_conn, &cluster_cred, &sa, &attr),
+	      "truncate");
+}
+
+/* Chunk 0 of @p: the old bytes up to CUT, then @new or zeros. */
+static void check_chunk0(struct ds_proc *p, u64 ino, const char *old,
+			 const char *new, char *buf)
+{
+	u32 len = chunk_get(p, ino, 0, buf);
+	u32 i, end = new ? CUT + NEW_LEN : CUT;
+
+	CHECK(len == end, "ds %s: chunk 0 has %u bytes, not %u", p->srv.port,
+	      len, end);
+	CHECK(!memcmp(buf, old, CUT), "ds %s: old bytes changed", p->srv.port);
+	CHECK(!new || !memcmp(buf + CUT, new, NEW_LEN),
+	      "ds %s: the bytes written after the truncate are lost",
+	      p->srv.port);
+	for (i = end; i < DS_TEST_CHUNK && !buf[i]; i++)
+		;
+	CHECK(i == DS_TEST_CHUNK, "ds %s: byte %u past the end is not zero",
+	      p->srv.port, i);
+}
+
+int main(void)
+{
+	static char old[DS_TEST_CHUNK], new[NEW_LEN], buf[DS_TEST_CHUNK];
+	struct ds_proc *primary, *replica;
+	struct chunk_at gone;
+	struct aifs_layout l;
+	u32 replica_id;
+	u64 ino;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	cluster_setup(2, 2000, "default_replicas = 2\n");
+
+	/* Both copies up: cut before SETATTR answers, no waiting. */
+	ino = file_of_two_chunks(&l, old);
+	primary = cluster_proc(le32_to_cpu(l.targets[0]));
+	replica_id = le32_to_cpu(l.targets[1]);
+	replica = cluster_proc(replica_id);
+	truncate_to(ino, CUT);
+	check_chunk0(primary, ino, old, NULL, buf);
+	check_chunk0(replica, ino, old, NULL, buf);
+	gone = (struct chunk_at){ replica, ino, 1 };
+	CHECK(cluster_chunk_gone(&gone), "chunk 1 still on the replica");
+
+	/* The replica down: the job waits for it, then comes late. */
+	CHECK(aifs_unlink(cluster_conn, &cluster_cred, AIFS_ROOT_INO, "cut",
+			  &(struct aifs_entry_rep){ 0 }) == 0, "unlink");
+	ino = file_of_two_chunks(&l, old);
+	primary = cluster_proc(le32_to_cpu(l.targets[0]));
+	replica_id = le32_to_cpu(l.targets[1]);
+	replica = cluster_proc(replica_id);
+	ds_stop(replica, SIGKILL);
+	truncate_to(ino, CUT);
+	ds_fill(new, NEW_LEN, 4242);
+	CHECK(!ds_write(primary, ino, 0, CUT, new, NEW_LEN, &replica_id, 1,
+			NULL), "write at the new size");
+	CHECK(!ds_write(primary, ino, 1, 0, new, NEW_LEN, &replica_id, 1,
+			NULL), "write past the new size");
+	ds_start(replica);
+	gone = (struct chunk_at){ replica, ino, 1 };
+	CHECK(cluster_wait(cluster_chunk_gone, &gone, WAIT_MS),
+	      "the job never reached the returning replica");
+	check_chunk0(primary, ino, old, new, buf);
+	CHECK(chunk_get(primary, ino, 1, buf) == NEW_LEN &&
+	      !memcmp(buf, new, NEW_LEN),
+	      "the primary lost chunk 1 written after the truncate");
+	check_chunk0(replica, ino, old, NULL, buf);
+
+	CHECK(mds_harness_run(&cluster_mds, "--check") == 0, "--check");
+	return test_result();
+}
