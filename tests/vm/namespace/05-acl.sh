@@ -37,7 +37,7 @@ as 1001 1234 touch /mnt/a/d/x && fail "named group r-x: create"
 
 # the mask limits named entries; chmod sets the mask
 chmod 750 /mnt/a/d
-getfacl -p /mnt/a/d | grep -qx "mask::r-x" || fail "chmod 750: mask not r-x"
+getfacl -np /mnt/a/d | grep -qx "mask::r-x" || fail "chmod 750: mask not r-x"
 as 1000 touch /mnt/a/d/y && fail "create with the mask r-x"
 as 1000 ls /mnt/a/d >/dev/null || fail "list with the mask r-x"
 chmod 700 /mnt/a/d
@@ -61,13 +61,13 @@ setfacl -d -m u:1001:rwx /mnt/a/inh
 (umask 077 && touch /mnt/a/inh/file && mkdir /mnt/a/inh/sub)
 assert_eq "$(stat -c %a /mnt/a/inh/file)" 664 "mode of a file under a default ACL"
 assert_eq "$(stat -c %a /mnt/a/inh/sub)" 775 "mode of a directory under a default ACL"
-getfacl -p /mnt/a/inh/file | grep -qx "user:1001:rwx.*effective:rw-" ||
+getfacl -np /mnt/a/inh/file | grep -qx "user:1001:rwx.*effective:rw-" ||
 	fail "file did not inherit the named user"
-getfacl -pd /mnt/a/inh/sub | grep -qx "default:user:1001:rwx" ||
+getfacl -np /mnt/a/inh/sub | grep -qx "default:user:1001:rwx" ||
 	fail "directory did not inherit the default ACL"
 as 1001 touch /mnt/a/inh/file || fail "inherited entry: change times"
 as 1001 touch /mnt/a/inh/sub/deeper || fail "inherited entry: create"
-getfacl -p /mnt/a/inh/sub/deeper | grep -q "^user:1001:rwx" ||
+getfacl -np /mnt/a/inh/sub/deeper | grep -q "^user:1001:rwx" ||
 	fail "two levels down"
 (umask 077 && mkdir /mnt/a/plain && touch /mnt/a/plain/f)
 assert_eq "$(stat -c %a /mnt/a/plain/f)" 600 "umask without a default ACL"
@@ -75,7 +75,7 @@ assert_eq "$(stat -c %a /mnt/a/plain/f)" 600 "umask without a default ACL"
 # kept across umount/mount, and seen by a second mount
 acls()
 {
-	(cd "$1" && getfacl -pR d pub inh)
+	(cd "$1" && getfacl -npR d pub inh)
 }
 before=$(acls /mnt/a)
 umount /mnt/a
@@ -89,8 +89,8 @@ as 1000 touch /mnt/b/d/z || fail "named user through the second mount"
 # removing an ACL: the mode bits decide again, on both mounts
 setfacl -b /mnt/a/d
 setfacl -k /mnt/a/inh
-getfacl -p /mnt/b/d | grep -q "^user:1000" && fail "second mount still has the ACL"
-getfacl -pd /mnt/b/inh | grep -q "^default:" && fail "default ACL still there"
+getfacl -np /mnt/b/d | grep -q "^user:1000" && fail "second mount still has the ACL"
+getfacl -np /mnt/b/inh | grep -q "^default:" && fail "default ACL still there"
 as 1000 ls /mnt/b/d >/dev/null && fail "listed after the ACL was removed"
 (umask 022 && touch /mnt/a/inh/after)
 assert_eq "$(stat -c %a /mnt/a/inh/after)" 644 "umask after removing the default ACL"
