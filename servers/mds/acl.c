@@ -133,6 +133,18 @@ static int acl_from_value(const void *value, size_t size, struct mds_acl *acl)
 	return err;
 }
 
+/* --check: 0 when the stored @value is one SETXATTR accepts. */
+int mds_acl_check(const void *value, size_t size)
+{
+	struct mds_acl acl;
+	int err;
+
+	err = acl_from_value(value, size, &acl);
+	if (!err)
+		acl_free(&acl);
+	return err;
+}
+
 static void acl_key(struct mds_key *key, u64 ino, int type)
 {
 	mds_key_name(key, ino, acl_names[type], strlen(acl_names[type]));

@@ -156,6 +156,7 @@ int mds_may_delete(struct mds_txn *t, const struct mds_cred *cred,
 #define MDS_ACL_DEFAULT	1	/* system.posix_acl_default */
 
 int mds_acl_type(const struct aifs_span *name);
+int mds_acl_check(const void *value, size_t size);
 int mds_acl_permission(struct mds_txn *t, const struct mds_cred *cred,
 		       const struct mds_inode *inode, int mask);
 int mds_acl_chmod(struct mds_txn *t, const struct mds_inode *inode);

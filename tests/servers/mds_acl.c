@@ -5,11 +5,15 @@
  * groups granting and denying, the mask), the mode following a new ACL
  * and the ACL following a chmod, ACLs that say no more than the mode not
  * kept, default ACLs inherited by new files and directories in place of
- * the umask, and a database that --check finds consistent.
+ * the umask, and a database that --check finds consistent; an ACL stored
+ * unchecked (written into LMDB by the test) is reported by --check and
+ * makes the permission checks that need it EIO.
  */
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <linux/posix_acl.h>
 #include <linux/posix_acl_xattr.h>
 
@@ -294,10 +298,62 @@ static void test_default(u64 dir)
 	CHECK(mode_of(f) == 0644, "umask again: %o", mode_of(f));
 }
 
+/* Write @value as @ino's access ACL into the stopped server's database. */
+static void store_raw_acl(struct mds_harness *h, u64 ino, const char *value)
+{
+	char cmd[PATH_MAX + 64];
+	FILE *load;
+	int i;
+
+	snprintf(cmd, sizeof(cmd), "mdb_load -T -s xattrs %s/db", h->srv.dir);
+	load = popen(cmd, "w");
+	CHECK(load, "%s", cmd);
+	if (!load)
+		return;
+	/* mdb_load -T: lines of key and value, \xx for a byte */
+	for (i = 56; i >= 0; i -= 8)
+		fprintf(load, "\\%02x", (unsigned int)(ino >> i) & 0xff);
+	fprintf(load, "%s\n%s\n", ACCESS, value);
+	CHECK(pclose(load) == 0, "%s", cmd);
+}
+
+static bool exit_status(int status, int want)
+{
+	return WIFEXITED(status) && WEXITSTATUS(status) == want;
+}
+
+/*
+ * An ACL stored before the MDS checked them: --check finds it, others
+ * than the owner get EIO where it counts, the owner can remove it.
+ */
+static void test_broken(struct mds_harness *h, u64 f)
+{
+	struct aifs_attr a;
+
+	/* u::rw-, g::r--, o::r-- with the group first */
+	store_raw_acl(h, f, "\\02\\00\\00\\00"
+		      "\\04\\00\\04\\00\\ff\\ff\\ff\\ff"
+		      "\\01\\00\\06\\00\\ff\\ff\\ff\\ff"
+		      "\\20\\00\\04\\00\\ff\\ff\\ff\\ff");
+	CHECK(exit_status(mds_harness_run(h, "--check"), 1),
+	      "--check passes a broken ACL");
+	if (mds_harness_start(h) || mds_harness_connect(h, &conn)) {
+		CHECK(0, "restart");
+		return;
+	}
+	EXPECT(read_as(&stranger, f), -EIO);
+	EXPECT(read_as(&owner, f), 0);
+	EXPECT(aifs_removexattr(conn, &owner, f, ACCESS, &a), 0);
+	EXPECT(read_as(&stranger, f), 0);
+	aifs_close(conn);
+	CHECK(mds_harness_stop(h, SIGTERM) == 0, "clean stop");
+	CHECK(exit_status(mds_harness_run(h, "--check"), 0), "--check");
+}
+
 int main(void)
 {
 	struct mds_harness h;
-	u64 top;
+	u64 top, broken;
 
 	make_cred(&root, 0, 0);
 	make_cred(&owner, 1000, 0);
@@ -314,8 +370,10 @@ int main(void)
 	test_named(top);
 	test_deny(top);
 	test_default(top);
+	EXPECT(create_as(&owner, top, "broken", 0644, 0, &broken), 0);
 	aifs_close(conn);
 	CHECK(mds_harness_stop(&h, SIGTERM) == 0, "clean stop");
 	CHECK(mds_harness_run(&h, "--check") == 0, "--check");
+	test_broken(&h, broken);
 	return test_result();
 }
