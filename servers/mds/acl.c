@@ -201,7 +201,7 @@ static const struct posix_acl_xattr_entry *acl_mask(const struct mds_acl *acl,
 	return NULL;
 }
 
-/* Does entry @i of @acl grant @want, limited by the mask? */
+/* Does entry @i of @acl grant @want (limited by the mask when @masked)? */
 static int acl_grants(const struct mds_acl *acl, size_t i, u32 want,
 		      bool masked)
 {
