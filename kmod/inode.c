@@ -18,8 +18,10 @@
  */
 #define pr_fmt(fmt) "aifs: " fmt
 
+#include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/kdev_t.h>
+#include <linux/posix_acl.h>
 #include <linux/slab.h>
 #include <linux/xattr.h>
 
@@ -84,6 +86,8 @@ const struct inode_operations aifs_file_iops = {
 	.getattr	= aifs_getattr,
 	.setattr	= aifs_setattr,
 	.listxattr	= aifs_listxattr,
+	.get_acl	= aifs_get_acl,
+	.set_acl	= aifs_set_acl,
 };
 
 static void aifs_ts_from_wire(struct timespec64 *ts,
@@ -125,6 +129,9 @@ static void aifs_set_stale(struct inode *inode)
  * @inode: the inode they describe
  * @attr: attributes checked by the codec
  *
+ * The cached ACLs are forgotten when the server's change counter moved:
+ * the ACLs may have changed with it (a chmod rewrites the access ACL).
+ *
  * Return: 0, -EIO for attributes out of range or of another inode,
  * -ESTALE when the inode is stale (its type changed).
  */
@@ -133,6 +140,7 @@ int aifs_inode_update(struct inode *inode, const struct aifs_attr *attr)
 	struct aifs_inode_info *ai = AIFS_I(inode);
 	struct super_block *sb = inode->i_sb;
 	u32 mode = le32_to_cpu(attr->mode);
+	bool changed;
 	u32 timeout;
 	int err;
 
@@ -160,10 +168,13 @@ int aifs_inode_update(struct inode *inode, const struct aifs_attr *attr)
 	aifs_ts_from_wire(&inode->i_atime, &attr->atime);
 	aifs_ts_from_wire(&inode->i_mtime, &attr->mtime);
 	aifs_ts_from_wire(&inode->i_ctime, &attr->ctime);
+	changed = ai->change != le64_to_cpu(attr->change);
 	ai->change = le64_to_cpu(attr->change);
 	ai->blksize = le32_to_cpu(attr->blksize);
 	ai->attr_expire = jiffies + (unsigned long)timeout * HZ;
 	spin_unlock(&inode->i_lock);
+	if (changed)
+		forget_all_cached_acls(inode);
 	return 0;
 }
 

@@ -417,7 +417,19 @@ void aifs_dentry_set_expiry(struct dentry *dentry);
 
 extern const struct xattr_handler *aifs_xattr_handlers[];
 
+ssize_t aifs_getxattr_call(struct inode *inode, const char *name, void *value,
+			   size_t size);
+int aifs_setxattr_call(struct inode *inode, const char *name,
+		       const void *value, size_t size, int flags);
 ssize_t aifs_listxattr(struct dentry *dentry, char *list, size_t size);
+
+/*
+ * acl.c
+ */
+
+struct posix_acl *aifs_get_acl(struct inode *inode, int type, bool rcu);
+int aifs_set_acl(struct user_namespace *mnt_userns, struct inode *inode,
+		 struct posix_acl *acl, int type);
 
 /*
  * super.c

@@ -117,7 +117,11 @@ static struct dentry *aifs_lookup(struct inode *dir, struct dentry *dentry,
 	return d_splice_alias(inode, dentry);
 }
 
-/* CREATE, MKDIR, MKNOD share the request. */
+/*
+ * CREATE, MKDIR, MKNOD share the request. On a SB_POSIXACL superblock the
+ * VFS leaves the umask to the file system: the MDS applies it, or in its
+ * stead the directory's default ACL (acl.c).
+ */
 static int aifs_make_call(struct inode *dir, struct dentry *dentry, u16 op,
 			  umode_t mode, dev_t rdev, u32 open_flags,
 			  void *rep, u32 rep_size)
@@ -125,8 +129,7 @@ static int aifs_make_call(struct inode *dir, struct dentry *dentry, u16 op,
 	struct aifs_create_req req = {
 		.parent = cpu_to_le64(dir->i_ino),
 		.mode = cpu_to_le32(mode),
-		/* the VFS applied the umask already */
-		.umask = 0,
+		.umask = cpu_to_le32(IS_POSIXACL(dir) ? current_umask() : 0),
 		.rdev_major = cpu_to_le32(MAJOR(rdev)),
 		.rdev_minor = cpu_to_le32(MINOR(rdev)),
 		.open_flags = cpu_to_le32(open_flags),
@@ -392,6 +395,8 @@ const struct inode_operations aifs_dir_iops = {
 	.getattr	= aifs_getattr,
 	.setattr	= aifs_setattr,
 	.listxattr	= aifs_listxattr,
+	.get_acl	= aifs_get_acl,
+	.set_acl	= aifs_set_acl,
 };
 
 const struct inode_operations aifs_symlink_iops = {

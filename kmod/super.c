@@ -149,6 +149,8 @@ static int aifs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_time_gran = 1;
 	sb->s_d_op = &aifs_dentry_ops;
 	sb->s_xattr = aifs_xattr_handlers;
+	/* ACLs: the MDS's, checked by the VFS too (acl.c) */
+	sb->s_flags |= SB_POSIXACL;
 
 	err = ida_alloc(&aifs_ida, GFP_KERNEL);
 	if (err < 0)

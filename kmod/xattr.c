@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * aifs - extended attributes, kept by the MDS: the user., trusted. and
- * security. namespaces. POSIX ACLs are not supported yet (no
- * system.posix_acl_* handler, no SB_POSIXACL): permission checks use the
- * mode bits only, on the client and on the MDS.
+ * security. namespaces, and the system.posix_acl_* ones through the
+ * kernel's handlers and acl.c.
  *
  * Values and lists come back in the reply, checked by the codec (size and
  * length agree, at most AIFS_XATTR_SIZE_MAX); a list is also checked to be
  * NUL-terminated names before it is handed on.
  */
 #include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/posix_acl_xattr.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/xattr.h>
@@ -46,11 +47,18 @@ static ssize_t aifs_xattr_fetch(struct inode *inode, struct aifs_mds_msg *m,
 	return ret;
 }
 
-static int aifs_xattr_get(const struct xattr_handler *handler,
-			  struct dentry *unused, struct inode *inode,
-			  const char *suffix, void *value, size_t size)
+/**
+ * aifs_getxattr_call - GETXATTR
+ * @inode: the inode
+ * @name: the full name of the xattr
+ * @value: room for the value
+ * @size: bytes at @value; 0 asks for the size only
+ *
+ * Return: the size of the value, or a negative errno (-ENODATA: none).
+ */
+ssize_t aifs_getxattr_call(struct inode *inode, const char *name, void *value,
+			   size_t size)
 {
-	const char *name = xattr_full_name(handler, suffix);
 	struct aifs_getxattr_req req = { .ino = cpu_to_le64(inode->i_ino) };
 	size_t len = strlen(name);
 	struct aifs_mds_msg m = {
@@ -66,13 +74,27 @@ static int aifs_xattr_get(const struct xattr_handler *handler,
 	return aifs_xattr_fetch(inode, &m, value, size);
 }
 
-static int aifs_xattr_set(const struct xattr_handler *handler,
-			  struct user_namespace *mnt_userns,
+static int aifs_xattr_get(const struct xattr_handler *handler,
 			  struct dentry *unused, struct inode *inode,
-			  const char *suffix, const void *value, size_t size,
-			  int flags)
+			  const char *suffix, void *value, size_t size)
 {
-	const char *name = xattr_full_name(handler, suffix);
+	return aifs_getxattr_call(inode, xattr_full_name(handler, suffix),
+				  value, size);
+}
+
+/**
+ * aifs_setxattr_call - SETXATTR, or REMOVEXATTR when @value is NULL
+ * @inode: the inode, its attributes updated from the reply
+ * @name: the full name of the xattr
+ * @value: the value
+ * @size: its length
+ * @flags: XATTR_CREATE, XATTR_REPLACE
+ *
+ * Return: 0 or a negative errno.
+ */
+int aifs_setxattr_call(struct inode *inode, const char *name,
+		       const void *value, size_t size, int flags)
+{
 	size_t len = strlen(name);
 	struct aifs_setxattr_req set = {
 		.ino = cpu_to_le64(inode->i_ino),
@@ -103,6 +125,16 @@ static int aifs_xattr_set(const struct xattr_handler *handler,
 	}
 	err = aifs_mds_call(inode->i_sb, &m);
 	return err ?: aifs_inode_update(inode, &rep.attr);
+}
+
+static int aifs_xattr_set(const struct xattr_handler *handler,
+			  struct user_namespace *mnt_userns,
+			  struct dentry *unused, struct inode *inode,
+			  const char *suffix, const void *value, size_t size,
+			  int flags)
+{
+	return aifs_setxattr_call(inode, xattr_full_name(handler, suffix),
+				  value, size, flags);
 }
 
 /*
@@ -179,6 +211,8 @@ static const struct xattr_handler aifs_security_xattr_handler = {
 };
 
 const struct xattr_handler *aifs_xattr_handlers[] = {
+	&posix_acl_access_xattr_handler,
+	&posix_acl_default_xattr_handler,
 	&aifs_user_xattr_handler,
 	&aifs_trusted_xattr_handler,
 	&aifs_security_xattr_handler,

@@ -61,7 +61,7 @@ $(BIN)/aifs-ds: $(DS_SRCS:%.c=$(BUILD)/obj/%.o) $(SERVER_LINK)
 # aifs-mds, the metadata server (Documentation/mds.md).
 MDS_SRCS := $(addprefix servers/mds/,main.c db.c reply.c perm.c inode.c \
 	dir.c namei.c rename.c xattr.c open.c layout.c clustermap.c writer.c \
-	replycache.c check.c chunkq.c)
+	replycache.c check.c chunkq.c acl.c)
 USER_PROGS += $(BIN)/aifs-mds
 
 $(MDS_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBSERVER_CFLAGS)
@@ -83,7 +83,7 @@ $(DS_TESTS): $(SERVER_TEST_DIR)/%: $(BUILD)/obj/tests/servers/%.o \
 # The MDS's tests: build/tests/servers/mds-*, run by scripts/run-tests.
 USER_PROGS += $(SERVER_TEST_DIR)/mds-ops $(SERVER_TEST_DIR)/mds-crash \
 	$(SERVER_TEST_DIR)/mds-close $(SERVER_TEST_DIR)/mds-dsid \
-	$(SERVER_TEST_DIR)/mds-opens
+	$(SERVER_TEST_DIR)/mds-opens $(SERVER_TEST_DIR)/mds-acl
 .SECONDARY: $(MDS_HARNESS)
 
 $(SERVER_TEST_DIR)/mds-%: $(BUILD)/obj/tests/servers/mds_%.o $(MDS_HARNESS) \

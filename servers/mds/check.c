@@ -5,7 +5,8 @@
  * its entry by sequence and the other way round, names point at inodes of
  * their type, a directory's entry count, link count and ".." match its
  * entries, a file's link count matches its names (or it is an orphan),
- * no inode is without a name, no number is beyond the next to be given.
+ * no inode is without a name, no number is beyond the next to be given,
+ * every stored POSIX ACL is one SETXATTR would accept.
  */
 #include <endian.h>
 #include <stdarg.h>
@@ -221,6 +222,18 @@ static void check_orphan(struct check *c, const MDB_val *k, const MDB_val *v)
 			(unsigned long long)*(u64 *)k->mv_data);
 }
 
+static void check_xattr(struct check *c, const MDB_val *k, const MDB_val *v)
+{
+	struct aifs_span name = { (const u8 *)k->mv_data + 8,
+				  (u32)k->mv_size - 8 };
+
+	if (k->mv_size > 8 && mds_acl_type(&name) >= 0 &&
+	    mds_acl_check(v->mv_data, v->mv_size))
+		problem(c, "inode %llu: %.*s is no valid ACL",
+			(unsigned long long)mds_key_id(k), (int)name.len,
+			(const char *)name.data);
+}
+
 static int check_all(struct check *c)
 {
 	struct mds_inode root;
@@ -239,6 +252,8 @@ static int check_all(struct check *c)
 	err = check_table(c, MDS_DB_INODES, check_inode_rec);
 	if (!err)
 		err = check_table(c, MDS_DB_ORPHANS, check_orphan);
+	if (!err)
+		err = check_table(c, MDS_DB_XATTRS, check_xattr);
 	return err;
 }
 

@@ -89,7 +89,7 @@ static int lookup(struct mds_txn *t, const struct aifs_name_req *in,
 	mds_cred_from_wire(&cred, &in->cred);
 	err = mds_inode_get(t, le64_to_cpu(in->ino), &dir);
 	if (!err)
-		err = mds_may_lookup(&cred, &dir);
+		err = mds_may_lookup(t, &cred, &dir);
 	if (!err)
 		err = mds_dentry_get(t, dir.ino, name, &d);
 	if (err)
@@ -182,7 +182,7 @@ static int readdir(struct mds_txn *t, const struct aifs_readdir_req *in,
 	mds_cred_from_wire(&cred, &in->cred);
 	err = mds_inode_get_dir(t, le64_to_cpu(in->ino), &dir);
 	if (!err)
-		err = mds_permission(&cred, &dir, MDS_MAY_READ);
+		err = mds_permission(t, &cred, &dir, MDS_MAY_READ);
 	if (err)
 		return err;
 	if (cookie >= dir.next_seq)

@@ -190,17 +190,18 @@ int mds_handle_getattr(struct aifs_request *req)
 	return mds_read(req, &in, sizeof(in), getattr);
 }
 
-/* chmod: the owner (or root); setgid dropped unless in the file's group. */
-static int setattr_mode(const struct mds_cred *cred, struct mds_inode *inode,
-			u32 mode)
+/*
+ * chmod: the owner (or root); setgid dropped unless in the file's group.
+ * An access ACL follows the new mode.
+ */
+static int setattr_mode(struct mds_txn *t, const struct mds_cred *cred,
+			struct mds_inode *inode, u32 mode)
 {
 	if (!mds_is_owner(cred, inode))
 		return -EPERM;
-	mode &= 07777;
-	if (cred->uid && !mds_in_group(cred, inode->gid))
-		mode &= ~S_ISGID;
+	mode = mds_strip_sgid(cred, inode, mode & 07777);
 	inode->mode = (inode->mode & S_IFMT) | mode;
-	return 0;
+	return mds_acl_chmod(t, inode);
 }
 
 /*
@@ -241,7 +242,7 @@ static int setattr_size(struct mds_txn *t, const struct mds_cred *cred,
 	if (!S_ISREG(inode->mode))
 		return -EINVAL;
 	if (!mds_opens_writable(t->mds, handle, inode->ino)) {
-		err = mds_permission(cred, inode, MDS_MAY_WRITE);
+		err = mds_permission(t, cred, inode, MDS_MAY_WRITE);
 		if (err)
 			return err;
 	}
@@ -271,7 +272,7 @@ static int setattr_times(struct mds_txn *t, const struct mds_cred *cred,
 		if (!mds_is_owner(cred, inode))
 			return -EPERM;
 	} else if (!mds_is_owner(cred, inode) &&
-		   mds_permission(cred, inode, MDS_MAY_WRITE)) {
+		   mds_permission(t, cred, inode, MDS_MAY_WRITE)) {
 		return -EACCES;
 	}
 	if (valid & AIFS_SETATTR_ATIME)
@@ -307,7 +308,7 @@ static int apply_setattr(struct mds_txn *t, struct mds_op *op)
 		err = setattr_owner(&cred, &inode, valid, le32_to_cpu(in.uid),
 				    le32_to_cpu(in.gid));
 	if (!err && (valid & AIFS_SETATTR_MODE))
-		err = setattr_mode(&cred, &inode, le32_to_cpu(in.mode));
+		err = setattr_mode(t, &cred, &inode, le32_to_cpu(in.mode));
 	if (!err && (valid & AIFS_SETATTR_SIZE))
 		err = setattr_size(t, &cred, &inode, le64_to_cpu(in.handle),
 				   le64_to_cpu(in.size));

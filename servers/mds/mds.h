@@ -141,13 +141,31 @@ struct mds_inode;
 void mds_cred_from_wire(struct mds_cred *cred, const struct aifs_cred *w);
 bool mds_in_group(const struct mds_cred *cred, u32 gid);
 bool mds_is_owner(const struct mds_cred *cred, const struct mds_inode *inode);
-int mds_permission(const struct mds_cred *cred, const struct mds_inode *inode,
-		   int mask);
-int mds_may_lookup(const struct mds_cred *cred, const struct mds_inode *dir);
-int mds_may_change_dir(const struct mds_cred *cred,
+u32 mds_strip_sgid(const struct mds_cred *cred, const struct mds_inode *inode,
+		   u32 mode);
+int mds_permission(struct mds_txn *t, const struct mds_cred *cred,
+		   const struct mds_inode *inode, int mask);
+int mds_may_lookup(struct mds_txn *t, const struct mds_cred *cred,
+		   const struct mds_inode *dir);
+int mds_may_change_dir(struct mds_txn *t, const struct mds_cred *cred,
 		       const struct mds_inode *dir);
-int mds_may_delete(const struct mds_cred *cred, const struct mds_inode *dir,
-		   const struct mds_inode *victim);
+int mds_may_delete(struct mds_txn *t, const struct mds_cred *cred,
+		   const struct mds_inode *dir, const struct mds_inode *victim);
+
+/* ---- acl.c: POSIX ACLs ---- */
+
+#define MDS_ACL_ACCESS	0	/* system.posix_acl_access */
+#define MDS_ACL_DEFAULT	1	/* system.posix_acl_default */
+
+int mds_acl_type(const struct aifs_span *name);
+int mds_acl_check(const void *value, size_t size);
+int mds_acl_permission(struct mds_txn *t, const struct mds_cred *cred,
+		       const struct mds_inode *inode, int mask);
+int mds_acl_chmod(struct mds_txn *t, const struct mds_inode *inode);
+int mds_acl_set(struct mds_txn *t, const struct mds_cred *cred,
+		struct mds_inode *inode, int type, const struct aifs_span *value);
+int mds_acl_inherit(struct mds_txn *t, const struct mds_inode *dir,
+		    struct mds_inode *inode, u32 umask);
 
 /* ---- inode.c: inode records ---- */
 

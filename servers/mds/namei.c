@@ -16,7 +16,8 @@
 struct new_entry {
 	struct mds_cred cred;
 	struct aifs_span name;
-	u32 mode;
+	u32 mode;		/* as asked for: the umask is not applied yet */
+	u32 umask;
 	u32 rdev_major;
 	u32 rdev_minor;
 };
@@ -27,8 +28,8 @@ static void new_entry_from_create(struct new_entry *e,
 {
 	mds_cred_from_wire(&e->cred, &in->cred);
 	e->name = *name;
-	e->mode = type | (le32_to_cpu(in->mode) & 07777 &
-			  ~le32_to_cpu(in->umask));
+	e->mode = type | (le32_to_cpu(in->mode) & 07777);
+	e->umask = le32_to_cpu(in->umask);
 	e->rdev_major = le32_to_cpu(in->rdev_major);
 	e->rdev_minor = le32_to_cpu(in->rdev_minor);
 }
@@ -53,7 +54,10 @@ static void new_owner(const struct new_entry *e, const struct mds_inode *dir,
 		*mode &= ~S_ISGID;
 }
 
-/* Make the inode of @e in @dir and its entry; writes both records. */
+/*
+ * Make the inode of @e in @dir and its entry; writes both records, and
+ * the ACLs it inherits (or the umask when @dir has no default ACL).
+ */
 static int add_new_entry(struct mds_txn *t, const struct new_entry *e,
 			 struct mds_inode *dir, struct mds_inode *inode)
 {
@@ -71,6 +75,11 @@ static int add_new_entry(struct mds_txn *t, const struct new_entry *e,
 		       gid);
 	inode->rdev_major = e->rdev_major;
 	inode->rdev_minor = e->rdev_minor;
+	if (!S_ISLNK(mode)) {
+		err = mds_acl_inherit(t, dir, inode, e->umask);
+		if (err)
+			return err;
+	}
 	if (S_ISDIR(mode)) {
 		inode->parent = dir->ino;
 		inode->layout = dir->layout;
@@ -95,7 +104,7 @@ static int get_new_parent(struct mds_txn *t, const struct mds_cred *cred,
 {
 	int err = mds_inode_get(t, le64_to_cpu(ino), dir);
 
-	return err ? err : mds_may_change_dir(cred, dir);
+	return err ? err : mds_may_change_dir(t, cred, dir);
 }
 
 static int reply_entry(struct aifs_request *req, const struct mds_inode *dir,
@@ -190,7 +199,7 @@ static int create(struct mds_txn *t, const struct aifs_create_req *in,
 	new_entry_from_create(&e, in, name, S_IFREG);
 	err = mds_inode_get(t, le64_to_cpu(in->parent), &dir);
 	if (!err)
-		err = mds_may_lookup(&e.cred, &dir);
+		err = mds_may_lookup(t, &e.cred, &dir);
 	if (!err)
 		err = mds_dentry_get(t, dir.ino, name, &d);
 	if (!err) {
@@ -198,7 +207,7 @@ static int create(struct mds_txn *t, const struct aifs_create_req *in,
 			return -EEXIST;
 		err = mds_inode_get(t, d.ino, &inode);
 	} else if (err == -ENOENT) {
-		err = mds_may_change_dir(&e.cred, &dir);
+		err = mds_may_change_dir(t, &e.cred, &dir);
 		if (!err)
 			err = add_new_entry(t, &e, &dir, &inode);
 		created = true;
@@ -246,6 +255,7 @@ static int apply_symlink(struct mds_txn *t, struct mds_op *op)
 	mds_cred_from_wire(&e.cred, &in.cred);
 	e.name = parts[0];
 	e.mode = S_IFLNK | 0777;
+	e.umask = 0;
 	e.rdev_major = e.rdev_minor = 0;
 	err = get_new_parent(t, &e.cred, in.parent, &dir);
 	if (!err)
@@ -352,13 +362,13 @@ static int remove_entry(struct mds_txn *t, struct mds_op *op, bool rmdir)
 	mds_cred_from_wire(&cred, &in.cred);
 	err = mds_inode_get_dir(t, le64_to_cpu(in.ino), &dir);
 	if (!err)
-		err = mds_may_lookup(&cred, &dir);
+		err = mds_may_lookup(t, &cred, &dir);
 	if (!err)
 		err = mds_dentry_get(t, dir.ino, name, &d);
 	if (!err)
 		err = mds_inode_get(t, d.ino, &inode);
 	if (!err)
-		err = mds_may_delete(&cred, &dir, &inode);
+		err = mds_may_delete(t, &cred, &dir, &inode);
 	if (err)
 		return err;
 	if (rmdir && !S_ISDIR(inode.mode))

@@ -227,7 +227,7 @@ int mds_open_inode(struct mds_txn *t, const struct aifs_request *req,
 		return -EISDIR;
 	if (!S_ISREG(inode->mode))
 		return -EINVAL;
-	err = cred ? mds_permission(cred, inode, mask) : 0;
+	err = cred ? mds_permission(t, cred, inode, mask) : 0;
 	if (!err && (mask & MDS_MAY_WRITE))
 		err = mds_layout_assign(t, &inode->layout);
 	if (!err && (flags & AIFS_OPEN_TRUNC) && inode->size) {

@@ -3,7 +3,10 @@
  * Permission checks, as generic_permission() and may_delete() in the
  * kernel: the mode bits of the owner, the group or the others, root
  * (uid 0) passing everything but execution of a file that nobody may
- * execute, and the sticky bit restricting deletion.  The client sends its
+ * execute, and the sticky bit restricting deletion.  For others than the
+ * owner, an access ACL decides instead of the group and other bits
+ * (acl.c), when the group bits (an ACL's mask) give anything at all, as
+ * the kernel's acl_permission_check().  The client sends its
  * fsuid, fsgid and groups in every request (struct aifs_cred); the MDS
  * trusts the authenticated client's word, as NFS does with AUTH_SYS.
  */
@@ -39,11 +42,21 @@ bool mds_is_owner(const struct mds_cred *cred, const struct mds_inode *inode)
 	return !cred->uid || cred->uid == inode->uid;
 }
 
-/* 0 or -EACCES: may @cred do @mask (MDS_MAY_*) to @inode? */
-int mds_permission(const struct mds_cred *cred, const struct mds_inode *inode,
-		   int mask)
+/* @mode for @inode, without setgid unless @cred is root or in its group. */
+u32 mds_strip_sgid(const struct mds_cred *cred, const struct mds_inode *inode,
+		   u32 mode)
+{
+	if (cred->uid && !mds_in_group(cred, inode->gid))
+		mode &= ~S_ISGID;
+	return mode;
+}
+
+/* 0, -EACCES or -EIO (a broken ACL): may @cred do @mask (MDS_MAY_*)? */
+int mds_permission(struct mds_txn *t, const struct mds_cred *cred,
+		   const struct mds_inode *inode, int mask)
 {
 	u32 mode = inode->mode;
+	int err;
 
 	if (!cred->uid) {
 		/* Root executes only what someone may execute (or a dir). */
@@ -52,35 +65,41 @@ int mds_permission(const struct mds_cred *cred, const struct mds_inode *inode,
 		return -EACCES;
 	}
 	if (cred->uid == inode->uid)
-		mode >>= 6;
-	else if (mds_in_group(cred, inode->gid))
+		return (mask & ~(mode >> 6) & 7) ? -EACCES : 0;
+	if (mode & S_IRWXG) {
+		err = mds_acl_permission(t, cred, inode, mask);
+		if (err != -EAGAIN)
+			return err;
+	}
+	if (mds_in_group(cred, inode->gid))
 		mode >>= 3;
 	return (mask & ~mode & 7) ? -EACCES : 0;
 }
 
-int mds_may_lookup(const struct mds_cred *cred, const struct mds_inode *dir)
+int mds_may_lookup(struct mds_txn *t, const struct mds_cred *cred,
+		   const struct mds_inode *dir)
 {
 	if (!S_ISDIR(dir->mode))
 		return -ENOTDIR;
-	return mds_permission(cred, dir, MDS_MAY_EXEC);
+	return mds_permission(t, cred, dir, MDS_MAY_EXEC);
 }
 
 /* Adding or removing entries of @dir. */
-int mds_may_change_dir(const struct mds_cred *cred,
+int mds_may_change_dir(struct mds_txn *t, const struct mds_cred *cred,
 		       const struct mds_inode *dir)
 {
 	if (!S_ISDIR(dir->mode))
 		return -ENOTDIR;
 	if (!dir->nlink)
 		return -ENOENT;		/* removed while we came */
-	return mds_permission(cred, dir, MDS_MAY_WRITE | MDS_MAY_EXEC);
+	return mds_permission(t, cred, dir, MDS_MAY_WRITE | MDS_MAY_EXEC);
 }
 
 /* Removing @victim from @dir: write access and the sticky bit's rule. */
-int mds_may_delete(const struct mds_cred *cred, const struct mds_inode *dir,
-		   const struct mds_inode *victim)
+int mds_may_delete(struct mds_txn *t, const struct mds_cred *cred,
+		   const struct mds_inode *dir, const struct mds_inode *victim)
 {
-	int err = mds_may_change_dir(cred, dir);
+	int err = mds_may_change_dir(t, cred, dir);
 
 	if (err)
 		return err;

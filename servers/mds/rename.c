@@ -53,7 +53,7 @@ static int move_dir_checks(struct mds_txn *t, const struct rename_ctx *c,
 	if (!S_ISDIR(inode->mode) || c->old_dir.ino == c->new_dir->ino)
 		return 0;
 	/* Its ".." changes: the kernel asks for write access to it. */
-	err = mds_permission(&c->cred, inode, MDS_MAY_WRITE);
+	err = mds_permission(t, &c->cred, inode, MDS_MAY_WRITE);
 	if (!err)
 		err = in_own_subtree(t, inode->ino, to->ino);
 	if (!err && to->nlink >= MDS_LINK_MAX)
@@ -77,15 +77,15 @@ static int rename_load(struct mds_txn *t, struct rename_ctx *c,
 		if (err)
 			return err;
 	}
-	err = mds_may_change_dir(&c->cred, &c->old_dir);
+	err = mds_may_change_dir(t, &c->cred, &c->old_dir);
 	if (!err)
-		err = mds_may_change_dir(&c->cred, c->new_dir);
+		err = mds_may_change_dir(t, &c->cred, c->new_dir);
 	if (!err)
 		err = mds_dentry_get(t, c->old_dir.ino, &c->old_name, &c->src_d);
 	if (!err)
 		err = mds_inode_get(t, c->src_d.ino, &c->src);
 	if (!err)
-		err = mds_may_delete(&c->cred, &c->old_dir, &c->src);
+		err = mds_may_delete(t, &c->cred, &c->old_dir, &c->src);
 	if (err)
 		return err == -ESTALE ? -EIO : err;
 	err = mds_dentry_get(t, c->new_dir->ino, &c->new_name, &c->dst_d);
@@ -94,7 +94,7 @@ static int rename_load(struct mds_txn *t, struct rename_ctx *c,
 	if (!err)
 		err = mds_inode_get(t, c->dst_d.ino, &c->dst);
 	if (!err)
-		err = mds_may_delete(&c->cred, c->new_dir, &c->dst);
+		err = mds_may_delete(t, &c->cred, c->new_dir, &c->dst);
 	c->have_dst = !err;
 	return err;
 }

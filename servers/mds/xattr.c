@@ -4,8 +4,9 @@
  * who may use them, as in Linux: user. (regular files and directories;
  * read and write access), trusted. (root only, hidden from others'
  * lists), security. and system.posix_acl_access/default (anyone reads,
- * the owner or root writes).  ACLs are stored as the client sends them:
- * the client's kernel interprets them and keeps the mode in step.
+ * the owner or root writes).  ACLs are checked and interpreted here
+ * (acl.c): setting one may change the mode, and is not bound by the
+ * XATTR_CREATE/XATTR_REPLACE flags, as in the kernel.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,7 @@ static int xattr_namespace(const struct aifs_span *name, enum xattr_ns *ns)
 }
 
 /* May @cred read (@write false) or change the xattr @name of @inode? */
-static int xattr_permission(const struct mds_cred *cred,
+static int xattr_permission(struct mds_txn *t, const struct mds_cred *cred,
 			    const struct mds_inode *inode,
 			    const struct aifs_span *name, bool write)
 {
@@ -62,7 +63,7 @@ static int xattr_permission(const struct mds_cred *cred,
 	case XATTR_USER:
 		if (!S_ISREG(inode->mode) && !S_ISDIR(inode->mode))
 			return write ? -EPERM : -ENODATA;
-		return mds_permission(cred, inode,
+		return mds_permission(t, cred, inode,
 				      write ? MDS_MAY_WRITE : MDS_MAY_READ);
 	case XATTR_TRUSTED:
 		return cred->uid ? -EPERM : 0;
@@ -81,7 +82,7 @@ static int xattr_inode(struct mds_txn *t, const struct aifs_cred *wcred,
 
 	mds_cred_from_wire(&cred, wcred);
 	err = mds_inode_get(t, le64_to_cpu(ino), inode);
-	return err ? err : xattr_permission(&cred, inode, name, write);
+	return err ? err : xattr_permission(t, &cred, inode, name, write);
 }
 
 static int getxattr(struct mds_txn *t, struct aifs_request *req,
@@ -197,17 +198,15 @@ int mds_handle_listxattr(struct aifs_request *req)
 	return mds_read(req, &in, sizeof(in), listxattr);
 }
 
-static int setxattr(struct mds_txn *t, const struct aifs_setxattr_req *in,
-		    const struct aifs_span *parts, struct mds_inode *inode)
+/* The value of an xattr that is no ACL, with XATTR_CREATE/XATTR_REPLACE. */
+static int setxattr_value(struct mds_txn *t, u32 flags,
+			  const struct aifs_span *parts,
+			  const struct mds_inode *inode)
 {
-	u32 flags = le32_to_cpu(in->flags);
 	struct mds_key key;
 	MDB_val v;
 	int err;
 
-	err = xattr_inode(t, &in->cred, in->ino, &parts[0], true, inode);
-	if (err)
-		return err;
 	mds_key_name(&key, inode->ino, parts[0].data, parts[0].len);
 	err = mds_db_get(t, MDS_DB_XATTRS, key.bytes, key.len, &v);
 	if (err && err != -ENOENT)
@@ -216,8 +215,25 @@ static int setxattr(struct mds_txn *t, const struct aifs_setxattr_req *in,
 		return -EEXIST;
 	if (err && (flags & AIFS_XATTR_REPLACE))
 		return -ENODATA;
-	err = mds_db_put(t, MDS_DB_XATTRS, key.bytes, key.len, parts[1].data,
-			 parts[1].len, 0);
+	return mds_db_put(t, MDS_DB_XATTRS, key.bytes, key.len, parts[1].data,
+			  parts[1].len, 0);
+}
+
+static int setxattr(struct mds_txn *t, const struct aifs_setxattr_req *in,
+		    const struct aifs_span *parts, struct mds_inode *inode)
+{
+	int type = mds_acl_type(&parts[0]);
+	struct mds_cred cred;
+	int err;
+
+	err = xattr_inode(t, &in->cred, in->ino, &parts[0], true, inode);
+	if (err)
+		return err;
+	mds_cred_from_wire(&cred, &in->cred);
+	if (type < 0)
+		err = setxattr_value(t, le32_to_cpu(in->flags), parts, inode);
+	else
+		err = mds_acl_set(t, &cred, inode, type, &parts[1]);
 	if (err)
 		return err;
 	mds_inode_touch(t, inode, MDS_CTIME);

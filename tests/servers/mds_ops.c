@@ -265,8 +265,14 @@ static void test_xattrs(void)
 	EXPECT(aifs_setxattr(conn, &root_cred, f, "trusted.t", "x", 1, 0, &a), 0);
 	EXPECT(aifs_setxattr(conn, &user_cred, f, "trusted.u", "x", 1, 0, &a),
 	       -EPERM);
+	/* u::rw-,u:1000:r--,g::r--,m::r--,o::r-- (tests/servers/mds_acl.c) */
 	EXPECT(aifs_setxattr(conn, &root_cred, f, "system.posix_acl_access",
-			     "\x02\0\0\0", 4, 0, &a), 0);
+			     "\x02\0\0\0"
+			     "\x01\0\x06\0\xff\xff\xff\xff"
+			     "\x02\0\x04\0\xe8\x03\0\0"
+			     "\x04\0\x04\0\xff\xff\xff\xff"
+			     "\x10\0\x04\0\xff\xff\xff\xff"
+			     "\x20\0\x04\0\xff\xff\xff\xff", 44, 0, &a), 0);
 	EXPECT(aifs_setxattr(conn, &root_cred, f, "bogus.x", "x", 1, 0, &a),
 	       -EOPNOTSUPP);
 	EXPECT(aifs_getxattr(conn, &root_cred, f, "user.a", NULL, 0), 5);

@@ -14,6 +14,11 @@ ln -s target /mnt/a/link
 touch /mnt/a/file
 setfattr -n user.k -v value /mnt/a/file 2>/dev/null ||
 	python3 -c 'import os; os.setxattr("/mnt/a/file", "user.k", b"value")'
+# u::rw-,u:1000:r--,g::r--,m::r--,o::r--
+python3 -c 'import os, struct
+e = [(1, 6, ~0), (2, 4, 1000), (4, 4, ~0), (16, 4, ~0), (32, 4, ~0)]
+os.setxattr("/mnt/a/file", "system.posix_acl_access", struct.pack("<I", 2) +
+            b"".join(struct.pack("<HHI", t, p, i & 0xffffffff) for t, p, i in e))'
 umount /mnt/a
 
 port=7430
@@ -79,6 +84,9 @@ check rd-slash 'os.listdir("/mnt/h/dir")' EIO
 check link-nul 'os.readlink("/mnt/h/link")' EIO
 check xattr-size 'os.getxattr("/mnt/h/file", "user.k")' EIO
 check retype 'os.stat("/mnt/h/file")' ESTALE
+dmesg -C
+check acl-perm 'os.getxattr("/mnt/h/file", "system.posix_acl_access")' EIO
+expect_dmesg "malformed ACL of inode"
 
 # the real server still serves, through the same module, cleanly
 mount -t aifs -o secret=$AIFS_SECRET 127.0.0.1:/ /mnt/a

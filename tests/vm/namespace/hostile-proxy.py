@@ -22,6 +22,7 @@ says:
   rd-slash      READDIR: a '/' in the first name
   link-nul      READLINK: a NUL in the target
   xattr-size    GETXATTR: size larger than the value sent
+  acl-perm      GETXATTR of a POSIX ACL: permissions 0x100 in its first entry
 
 Python standard library only.
 """
@@ -87,6 +88,9 @@ def spoil(mode, op, status, payload):
         p[8] = 0
     elif op == OP_GETXATTR and mode == "xattr-size":
         put32(p, 0, struct.unpack_from("<I", p, 0)[0] + 1)
+    elif op == OP_GETXATTR and mode == "acl-perm" and len(p) >= 20 and \
+            p[8:12] == b"\x02\0\0\0":
+        struct.pack_into("<H", p, 14, 0x100)
     return status, bytes(p)
 
 
