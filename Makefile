@@ -29,6 +29,7 @@ TEST_KMODS := tests/harness/kmod
 USER_PROGS :=
 UNIT_TESTS :=
 FUZZ_PROGS :=
+.DEFAULT_GOAL := all
 include libproto/build.mk
 -include utils/build.mk
 -include servers/build.mk
