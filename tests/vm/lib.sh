@@ -186,6 +186,17 @@ mount_cluster()
 	mount -t aifs -o "$opts" 127.0.0.1:/ "$dir"
 }
 
+# ds_in_use: the index (1..3) of each data server of start_cluster that
+# the kernel has a connection to (the sockets without a process).
+ds_in_use()
+{
+	local port=$(sed -n 's/^listen_port = //p' "$MDS_DIR/server.conf")
+	ss -Htnp state established \
+		"( dport > :$port and dport <= :$((port + 3)) )" |
+		awk '!/users:/ { sub(".*:", "", $4); print $4 - '"$port"' }' |
+		sort -u
+}
+
 # put_file SRC DESTPATH [replicas]: SRC into the cluster of start_cluster.
 put_file()
 {
@@ -195,15 +206,13 @@ put_file()
 		fail "aifs-put $1 $2"
 }
 
-# start_fake_server MODE PORT: the hostile server of
-# tests/vm/module/fake-server.py, killed when the test exits.  Sets
-# SERVER_PID.
-start_fake_server()
+# start_peer SCRIPT ARG...: a Python test peer that prints "ready" once it
+# listens, killed when the test exits.  Sets SERVER_PID.
+start_peer()
 {
 	local log i
-	log=$(mktemp /tmp/aifs-fake.XXXXXX)
-	python3 "$AIFS_TOP/tests/vm/module/fake-server.py" "$1" "$2" \
-		"$AIFS_SECRET" >"$log" 2>&1 &
+	log=$(mktemp /tmp/aifs-peer.XXXXXX)
+	python3 "$@" >"$log" 2>&1 &
 	SERVER_PID=$!
 	AIFS_SERVER_PIDS+=("$SERVER_PID")
 	trap stop_servers EXIT
@@ -213,5 +222,13 @@ start_fake_server()
 		sleep 0.1
 	done
 	cat "$log" >&2
-	fail "fake server $1 on port $2 did not start"
+	fail "$(basename "$1") $2 on port $3 did not start"
+}
+
+# start_fake_server MODE PORT: the hostile server of
+# tests/vm/module/fake-server.py.  Sets SERVER_PID.
+start_fake_server()
+{
+	start_peer "$AIFS_TOP/tests/vm/module/fake-server.py" "$1" "$2" \
+		"$AIFS_SECRET"
 }
