@@ -232,3 +232,49 @@ start_fake_server()
 	start_peer "$AIFS_TOP/tests/vm/module/fake-server.py" "$1" "$2" \
 		"$AIFS_SECRET"
 }
+
+# Objects in use in the general-purpose slab caches, where a leaked
+# superblock info, request, option string or kobject would stay.
+kmalloc_objects()
+{
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	awk '/^kmalloc-/ { n += $2 } END { print n }' /proc/slabinfo
+}
+
+# The least in use over a few seconds: sockets, inodes and files closed by
+# the cycles are freed after an RCU grace period, which a busy host delays;
+# a leak stays.
+settled_kmalloc_objects()
+{
+	local i n least
+
+	least=$(kmalloc_objects)
+	for i in $(seq 10); do
+		sleep 0.5
+		n=$(kmalloc_objects)
+		[ "$n" -lt "$least" ] && least=$n
+	done
+	echo "$least"
+}
+
+# expect_no_kmalloc_leak CYCLE [N]: "CYCLE N" repeats something N (default
+# 100) times; after a warm-up (caches that grow once), two windows of N
+# cycles must not both grow by 0.6 object per cycle.  /proc/slabinfo counts
+# whole per-CPU slabs as in use, so one window can grow by a slab or two
+# (seen: +144) with nothing leaked; a leak grows in every window.
+expect_no_kmalloc_leak()
+{
+	local n=${2:-100} before middle after limit
+
+	limit=$((n * 6 / 10))
+	"$1" 10
+	before=$(settled_kmalloc_objects)
+	"$1" "$n"
+	middle=$(settled_kmalloc_objects)
+	"$1" "$n"
+	after=$(settled_kmalloc_objects)
+	echo "kmalloc objects in use: before $before, after $n cycles $middle, after $((2 * n)) $after"
+	[ $((middle - before)) -lt "$limit" ] || [ $((after - middle)) -lt "$limit" ] ||
+		fail "kmalloc objects grew by $((middle - before)) and $((after - middle))"
+}
