@@ -16,12 +16,20 @@
  * written) and bytes past the chunk's stored length are holes and read as
  * zeros, as is everything past i_size. When no replica answers, the read
  * fails with -EIO.
+ *
+ * Ownership: the reading task waits for its sub-requests killably, so a
+ * killed reader leaves while they still run. The request (its buffer and
+ * sub-requests) is therefore refcounted: the reader holds a reference and
+ * every queued sub-request another, and the last put frees it. The work
+ * items only touch the request and the mount; umount drains the mount's
+ * workqueue (aifs_data_close()) before the mount is freed.
  */
 #define pr_fmt(fmt) "aifs: " fmt
 
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
+#include <linux/refcount.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -30,22 +38,6 @@
 
 /* Largest CHUNK_READ: the connection layer buffers a whole reply. */
 #define AIFS_DATA_MAX_IO	BIT(20)
-
-/**
- * struct aifs_read_req - one read of [pos, pos + len) of a file
- * @fsi: the mount
- * @ino: the file
- * @layout: its layout, copied at the start of the read
- * @pos: first byte
- * @buf: where the bytes go
- */
-struct aifs_read_req {
-	struct aifs_fs_info *fsi;
-	u64 ino;
-	struct aifs_layout layout;
-	loff_t pos;
-	u8 *buf;
-};
 
 /**
  * struct aifs_read_sub - the part of a read within one chunk
@@ -62,6 +54,41 @@ struct aifs_read_sub {
 	u32 len;
 	int err;
 };
+
+/**
+ * struct aifs_read_req - one read of [pos, pos + len) of a file
+ * @ref: the reader's reference and one per queued sub-request
+ * @done: completed when the last sub-request of a batch has run
+ * @pending: sub-requests of the batch still running
+ * @fsi: the mount
+ * @ino: the file
+ * @layout: its layout, copied at the start of the read
+ * @pos: first byte
+ * @buf: where the bytes go; zeros past i_size
+ * @nr: entries of @subs
+ * @subs: the sub-requests
+ */
+struct aifs_read_req {
+	refcount_t ref;
+	struct completion done;
+	atomic_t pending;
+	struct aifs_fs_info *fsi;
+	u64 ino;
+	struct aifs_layout layout;
+	loff_t pos;
+	u8 *buf;
+	u32 nr;
+	struct aifs_read_sub *subs;
+};
+
+static void aifs_read_req_put(struct aifs_read_req *rreq)
+{
+	if (refcount_dec_and_test(&rreq->ref)) {
+		kvfree(rreq->buf);
+		kfree(rreq->subs);
+		kfree(rreq);
+	}
+}
 
 static unsigned long aifs_read_timeout(struct aifs_fs_info *fsi)
 {
@@ -113,6 +140,12 @@ static int aifs_chunk_read(struct aifs_read_req *rreq, struct aifs_conn *conn,
 	atomic64_add(len, &rreq->fsi->data.chunk_read_bytes);
 	ret = aifs_conn_call(conn, AIFS_OP_CHUNK_READ, wire, sizeof(wire), buf,
 			     max, aifs_read_timeout(rreq->fsi));
+	if (ret == -ENOENT) {
+		/* never written: a hole */
+		memset(dst, 0, len);
+		ret = 0;
+		goto out;
+	}
 	if (ret < 0)
 		goto out;
 	ret = aifs_msg_decode(AIFS_OP_CHUNK_READ, true, buf, ret, &rep,
@@ -130,7 +163,10 @@ out:
 	return ret;
 }
 
-/* The sub-request from each replica of its chunk's group in turn. */
+/*
+ * The sub-request from each replica of its chunk's group in turn. A killed
+ * reader (running it inline) and a mount going away stop the search.
+ */
 static int aifs_read_sub_issue(struct aifs_read_sub *sub)
 {
 	struct aifs_read_req *rreq = sub->rreq;
@@ -140,22 +176,22 @@ static int aifs_read_sub_issue(struct aifs_read_sub *sub)
 	u32 index = div_u64(pos, chunk), off = pos & (chunk - 1);
 	u32 stripes = le16_to_cpu(l->stripe_count);
 	u32 width = le16_to_cpu(l->target_count) / stripes;
-	u32 g = index % stripes * width, r;
+	u32 g = index % stripes * width, r, id;
 	u8 *dst = rreq->buf + sub->start;
 	struct aifs_conn *conn;
 	int err = -EIO;
 
 	for (r = 0; r < width; r++) {
-		conn = aifs_data_conn(rreq->fsi, le32_to_cpu(l->targets[g + r]));
-		if (IS_ERR(conn))
-			continue;
-		err = aifs_chunk_read(rreq, conn, index, off, sub->len, dst);
-		if (err == -ENOENT) {
-			memset(dst, 0, sub->len);
-			return 0;
-		}
-		if (!err || err == -ENOMEM)
+		id = le32_to_cpu(l->targets[g + r]);
+		conn = aifs_data_conn(rreq->fsi, id);
+		err = IS_ERR(conn) ? PTR_ERR(conn) :
+		      aifs_chunk_read(rreq, conn, index, off, sub->len, dst);
+		if (!err || err == -ESHUTDOWN || fatal_signal_pending(current))
 			return err;
+		/* aifs_data_conn() logs why it has no connection */
+		if (!IS_ERR(conn))
+			pr_warn_ratelimited("chunk %llu:%u from data server %u: %pe\n",
+					    rreq->ino, index, id, ERR_PTR(err));
 	}
 	pr_warn_ratelimited("no data server answered for chunk %llu:%u (%d)\n",
 			    rreq->ino, index, err);
@@ -166,8 +202,12 @@ static void aifs_read_sub_work(struct work_struct *work)
 {
 	struct aifs_read_sub *sub = container_of(work, struct aifs_read_sub,
 						 work);
+	struct aifs_read_req *rreq = sub->rreq;
 
 	sub->err = aifs_read_sub_issue(sub);
+	if (atomic_dec_and_test(&rreq->pending))
+		complete(&rreq->done);
+	aifs_read_req_put(rreq);
 }
 
 /* A layout the split below can trust. */
@@ -184,7 +224,7 @@ static bool aifs_layout_ok(const struct aifs_layout *l)
 	       targets <= AIFS_LAYOUT_MAX_TARGETS;
 }
 
-/* Split @len bytes at chunk boundaries; @subs NULL only counts. */
+/* Split @len bytes at chunk boundaries; with @subs NULL, only count. */
 static u32 aifs_read_split(struct aifs_read_req *rreq, u32 len,
 			   struct aifs_read_sub *subs)
 {
@@ -203,64 +243,97 @@ static u32 aifs_read_split(struct aifs_read_req *rreq, u32 len,
 	return nr;
 }
 
-/* Run the sub-requests, up to max_inflight at once. */
-static int aifs_read_run(struct aifs_read_req *rreq, struct aifs_read_sub *subs,
-			 u32 nr)
+/*
+ * Run the sub-requests, up to max_inflight at once on the mount's
+ * workqueue (a single one in the reader's own context), and wait for
+ * them killably: a killed reader leaves them to finish on their own.
+ */
+static int aifs_read_run(struct aifs_read_req *rreq)
 {
 	u32 inflight = aifs_get_uint(&rreq->fsi->opts, AIFS_OPT_MAX_INFLIGHT);
-	u32 i, j;
+	struct aifs_read_sub *subs = rreq->subs;
+	u32 i, j, end;
 	int err = 0;
 
-	if (nr == 1) {
-		aifs_read_sub_work(&subs[0].work);
-		return subs[0].err;
-	}
+	if (rreq->nr == 1)
+		return aifs_read_sub_issue(&subs[0]);
 	inflight = max(inflight, 1U);
-	for (i = 0; i < nr; i += inflight) {
-		for (j = i; j < nr && j < i + inflight; j++)
-			queue_work(system_unbound_wq, &subs[j].work);
-		for (j = i; j < nr && j < i + inflight; j++) {
-			flush_work(&subs[j].work);
-			err = err ?: subs[j].err;
+	for (i = 0; i < rreq->nr && !err; i = end) {
+		end = min(rreq->nr, i + inflight);
+		atomic_set(&rreq->pending, end - i);
+		reinit_completion(&rreq->done);
+		for (j = i; j < end; j++) {
+			refcount_inc(&rreq->ref);
+			queue_work(rreq->fsi->data.wq, &subs[j].work);
 		}
-		if (err)
-			break;
+		if (wait_for_completion_killable(&rreq->done))
+			return -EINTR;
+		for (j = i; j < end; j++)
+			err = err ?: subs[j].err;
 	}
 	return err;
 }
 
-/* [pos, pos + len) of @inode into @buf: 0, or -EIO, -ENOMEM. */
-static int aifs_read_range(struct inode *inode, loff_t pos, u32 len, u8 *buf)
+/* Copy the layout under i_lock, where OPEN updates it, and check it. */
+static int aifs_read_layout(struct inode *inode, struct aifs_layout *layout)
 {
 	struct aifs_inode_info *ai = AIFS_I(inode);
-	struct aifs_read_req rreq = {
-		.fsi = AIFS_SB(inode->i_sb), .ino = inode->i_ino,
-		.pos = pos, .buf = buf,
-	};
-	loff_t size = i_size_read(inode);
-	struct aifs_read_sub *subs;
 	bool has_layout;
-	u32 nr;
-	int err;
 
-	len = pos < size ? min_t(loff_t, len, size - pos) : 0;
-	if (!len)
-		return 0;
 	spin_lock(&inode->i_lock);
 	has_layout = ai->has_layout;
-	rreq.layout = ai->layout;
+	*layout = ai->layout;
 	spin_unlock(&inode->i_lock);
-	if (!has_layout || !aifs_layout_ok(&rreq.layout))
-		return -EIO;
+	return has_layout && aifs_layout_ok(layout) ? 0 : -EIO;
+}
 
-	nr = aifs_read_split(&rreq, len, NULL);
-	subs = kcalloc(nr, sizeof(*subs), GFP_KERNEL);
-	if (!subs)
+/* Set up the sub-requests of the first @len bytes of @rreq. */
+static int aifs_read_prepare(struct aifs_read_req *rreq, struct inode *inode,
+			     u32 len)
+{
+	int err = aifs_read_layout(inode, &rreq->layout);
+
+	if (err)
+		return err;
+	rreq->nr = aifs_read_split(rreq, len, NULL);
+	rreq->subs = kcalloc(rreq->nr, sizeof(*rreq->subs), GFP_KERNEL);
+	if (!rreq->subs)
 		return -ENOMEM;
-	aifs_read_split(&rreq, len, subs);
-	err = aifs_read_run(&rreq, subs, nr);
-	kfree(subs);
-	return err;
+	aifs_read_split(rreq, len, rreq->subs);
+	return 0;
+}
+
+/*
+ * Read [pos, pos + len) of @inode: a request whose buffer holds the
+ * bytes, for the caller to put, or an ERR_PTR (-EIO, -ENOMEM, -EINTR).
+ */
+static struct aifs_read_req *aifs_read_range(struct inode *inode, loff_t pos,
+					     size_t len)
+{
+	loff_t size = i_size_read(inode);
+	struct aifs_read_req *rreq;
+	u32 want;
+	int err;
+
+	rreq = kzalloc(sizeof(*rreq), GFP_KERNEL);
+	if (!rreq)
+		return ERR_PTR(-ENOMEM);
+	refcount_set(&rreq->ref, 1);
+	init_completion(&rreq->done);
+	rreq->fsi = AIFS_SB(inode->i_sb);
+	rreq->ino = inode->i_ino;
+	rreq->pos = pos;
+	rreq->buf = kvzalloc(len, GFP_KERNEL);
+	err = rreq->buf ? 0 : -ENOMEM;
+	want = pos < size ? min_t(loff_t, len, size - pos) : 0;
+	if (!err && want)
+		err = aifs_read_prepare(rreq, inode, want);
+	if (!err && rreq->nr)
+		err = aifs_read_run(rreq);
+	if (!err)
+		return rreq;
+	aifs_read_req_put(rreq);
+	return ERR_PTR(err);
 }
 
 static void aifs_folio_fill(struct folio *folio, const u8 *src)
@@ -274,41 +347,37 @@ static void aifs_folio_fill(struct folio *folio, const u8 *src)
 
 static int aifs_read_folio(struct file *file, struct folio *folio)
 {
-	size_t len = folio_size(folio);
-	u8 *buf;
-	int err;
+	struct aifs_read_req *rreq;
 
-	buf = kvzalloc(len, GFP_KERNEL);
-	err = buf ? aifs_read_range(folio->mapping->host, folio_pos(folio),
-				    len, buf) : -ENOMEM;
-	if (!err) {
-		aifs_folio_fill(folio, buf);
+	rreq = aifs_read_range(folio->mapping->host, folio_pos(folio),
+			       folio_size(folio));
+	if (!IS_ERR(rreq)) {
+		aifs_folio_fill(folio, rreq->buf);
 		folio_mark_uptodate(folio);
+		aifs_read_req_put(rreq);
 	}
 	folio_unlock(folio);
-	kvfree(buf);
-	return err;
+	return PTR_ERR_OR_ZERO(rreq);
 }
 
 static void aifs_readahead(struct readahead_control *rac)
 {
 	loff_t pos = readahead_pos(rac);
-	size_t len = readahead_length(rac);
+	struct aifs_read_req *rreq;
 	struct folio *folio;
-	u8 *buf;
-	int err;
 
-	buf = kvzalloc(len, GFP_KERNEL);
-	err = buf ? aifs_read_range(rac->mapping->host, pos, len, buf) :
-		    -ENOMEM;
+	rreq = aifs_read_range(rac->mapping->host, pos,
+			       readahead_length(rac));
 	while ((folio = readahead_folio(rac))) {
-		if (!err) {
-			aifs_folio_fill(folio, buf + (folio_pos(folio) - pos));
+		if (!IS_ERR(rreq)) {
+			aifs_folio_fill(folio,
+					rreq->buf + (folio_pos(folio) - pos));
 			folio_mark_uptodate(folio);
 		}
 		folio_unlock(folio);
 	}
-	kvfree(buf);
+	if (!IS_ERR(rreq))
+		aifs_read_req_put(rreq);
 }
 
 const struct address_space_operations aifs_aops = {

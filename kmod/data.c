@@ -9,9 +9,14 @@
  * reference. A connection that failed is not freed either while readers
  * may still use it: it moves to a list of dead connections, closed at
  * umount, and the next request reconnects (after a fresh map, in case the
- * server moved). A server that refused a connection is left alone for
- * timeo, so that a dead replica costs one connect attempt, not one per
- * request.
+ * server moved). A server that refused a connection, did not answer in
+ * time or broke the protocol is left alone for timeo, so that a dead or
+ * hostile replica costs one attempt, not one per request; one that closed
+ * the connection (restarted) is reconnected at once.
+ *
+ * The sub-requests of reads run on the mount's own workqueue and may
+ * outlive a killed reader: umount first fails every connection and stops
+ * new ones (@closing), then drains the workqueue, and only then frees.
  */
 #define pr_fmt(fmt) "aifs: " fmt
 
@@ -56,21 +61,28 @@ static unsigned long aifs_data_timeout(struct aifs_fs_info *fsi)
  * aifs_data_init - set up a mount's data server table
  * @fsi: the mount
  * @net: network namespace its connections live in
+ *
+ * Return: 0 or -ENOMEM.
  */
-void aifs_data_init(struct aifs_fs_info *fsi, struct net *net)
+int aifs_data_init(struct aifs_fs_info *fsi, struct net *net)
 {
 	struct aifs_data *d = &fsi->data;
 
+	d->wq = alloc_workqueue("aifs-read", WQ_UNBOUND, 0);
+	if (!d->wq)
+		return -ENOMEM;
 	xa_init(&d->servers);
 	mutex_init(&d->map_lock);
 	spin_lock_init(&d->dead_lock);
 	INIT_LIST_HEAD(&d->dead);
 	d->net = get_net(net);
+	return 0;
 }
 
 /**
  * aifs_data_close - close every data server connection of a mount
- * @fsi: the mount; no reader runs any more
+ * @fsi: the mount; no reading task runs any more, but the sub-requests
+ *	of killed ones may
  */
 void aifs_data_close(struct aifs_fs_info *fsi)
 {
@@ -81,11 +93,21 @@ void aifs_data_close(struct aifs_fs_info *fsi)
 
 	if (!d->net)
 		return;
+	/*
+	 * Sub-requests of killed readers may still run: end their calls and
+	 * keep them from connecting again (they look at @closing under
+	 * ds->lock), then wait for them.
+	 */
+	WRITE_ONCE(d->closing, true);
 	xa_for_each(&d->servers, id, ds) {
-		if (ds->conn) {
+		mutex_lock(&ds->lock);
+		if (ds->conn)
 			aifs_conn_fail(ds->conn, -ESHUTDOWN);
-			aifs_conn_close(ds->conn);
-		}
+		mutex_unlock(&ds->lock);
+	}
+	destroy_workqueue(d->wq);
+	xa_for_each(&d->servers, id, ds) {
+		aifs_conn_close(ds->conn);
 		kfree(ds);
 	}
 	xa_destroy(&d->servers);
@@ -193,13 +215,14 @@ out:
  * aifs_data_refresh_map - fetch the cluster map again
  * @fsi: the mount
  *
- * Return: 0 or a negative errno of MAP_GET.
+ * Return: 0, -EINTR for a killed caller, or a negative errno of MAP_GET.
  */
 int aifs_data_refresh_map(struct aifs_fs_info *fsi)
 {
 	int ret;
 
-	mutex_lock(&fsi->data.map_lock);
+	if (mutex_lock_killable(&fsi->data.map_lock))
+		return -EINTR;
 	ret = aifs_data_fetch_map(fsi);
 	mutex_unlock(&fsi->data.map_lock);
 	return ret;
@@ -251,6 +274,38 @@ out_hmac:
 	return err ? ERR_PTR(err) : conn;
 }
 
+/*
+ * Bury a failed connection; unless the server just closed it (it may have
+ * restarted), leave the server alone for timeo. The caller holds ds->lock.
+ */
+static void aifs_data_drop(struct aifs_fs_info *fsi, struct aifs_ds *ds,
+			   int err)
+{
+	aifs_data_bury(&fsi->data, ds->conn);
+	ds->conn = NULL;
+	if (err != -ECONNRESET)
+		ds->retry_after = jiffies + aifs_data_timeout(fsi);
+}
+
+/* A new connection to @ds, unless it is left alone. Holds ds->lock. */
+static struct aifs_conn *aifs_data_reconnect(struct aifs_fs_info *fsi,
+					     struct aifs_ds *ds)
+{
+	struct aifs_conn *conn;
+
+	if (time_before(jiffies, ds->retry_after))
+		return ERR_PTR(-EHOSTDOWN);
+	conn = aifs_data_connect(fsi, ds);
+	if (IS_ERR(conn)) {
+		pr_warn_ratelimited("data server %u at %pISpc: %pe\n",
+				    ds->id, &ds->addr, conn);
+		ds->retry_after = jiffies + aifs_data_timeout(fsi);
+		return conn;
+	}
+	ds->conn = conn;
+	return conn;
+}
+
 /**
  * aifs_data_conn - the connection to a data server, opened if need be
  * @fsi: the mount
@@ -259,14 +314,16 @@ out_hmac:
  * The connection stays valid until umount, even after it failed.
  *
  * Return: the connection, or an ERR_PTR: -ENOENT for an id the map does
- * not know, -EHOSTDOWN while a failed server is left alone, or the error
- * of connecting.
+ * not know, -EHOSTDOWN while a failed server is left alone, -ESHUTDOWN
+ * while the mount goes away, -EINTR for a killed caller, or the error of
+ * connecting.
  */
 struct aifs_conn *aifs_data_conn(struct aifs_fs_info *fsi, u32 id)
 {
 	struct aifs_data *d = &fsi->data;
 	struct aifs_conn *conn;
 	struct aifs_ds *ds;
+	int err;
 
 	ds = xa_load(&d->servers, id);
 	if (!ds && !aifs_data_refresh_map(fsi))
@@ -274,33 +331,21 @@ struct aifs_conn *aifs_data_conn(struct aifs_fs_info *fsi, u32 id)
 	if (!ds)
 		return ERR_PTR(-ENOENT);
 
-	mutex_lock(&ds->lock);
-	conn = ds->conn;
-	if (conn && aifs_conn_error(conn)) {
-		aifs_data_bury(d, conn);
-		ds->conn = NULL;
-		conn = NULL;
+	if (mutex_lock_killable(&ds->lock))
+		return ERR_PTR(-EINTR);
+	err = ds->conn ? aifs_conn_error(ds->conn) : 0;
+	if (err) {
+		aifs_data_drop(fsi, ds, err);
 		/* it may have moved: the next connect uses a fresh map */
 		mutex_unlock(&ds->lock);
 		aifs_data_refresh_map(fsi);
-		mutex_lock(&ds->lock);
-		conn = ds->conn;
+		if (mutex_lock_killable(&ds->lock))
+			return ERR_PTR(-EINTR);
 	}
-	if (!conn) {
-		if (time_before(jiffies, ds->retry_after)) {
-			conn = ERR_PTR(-EHOSTDOWN);
-		} else {
-			conn = aifs_data_connect(fsi, ds);
-			if (IS_ERR(conn)) {
-				pr_warn_ratelimited("data server %u at %pISpc: %pe\n",
-						    id, &ds->addr, conn);
-				ds->retry_after = jiffies +
-						  aifs_data_timeout(fsi);
-			} else {
-				ds->conn = conn;
-			}
-		}
-	}
+	if (READ_ONCE(d->closing))
+		conn = ERR_PTR(-ESHUTDOWN);
+	else
+		conn = ds->conn ?: aifs_data_reconnect(fsi, ds);
 	mutex_unlock(&ds->lock);
 	return conn;
 }

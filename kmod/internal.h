@@ -294,6 +294,8 @@ int aifs_mds_call(struct super_block *sb, struct aifs_mds_msg *m);
  * @dead: failed connections, closed at umount
  * @net: network namespace of the connections; NULL before
  *	aifs_data_init()
+ * @wq: runs the sub-requests of reads; drained at umount
+ * @closing: umount began: no new connections
  * @chunk_reads: CHUNK_READ requests sent (sysfs chunk_reads)
  * @chunk_read_bytes: bytes they asked for (sysfs chunk_read_bytes)
  */
@@ -304,11 +306,13 @@ struct aifs_data {
 	spinlock_t dead_lock;		/* guards @dead */
 	struct list_head dead;
 	struct net *net;
+	struct workqueue_struct *wq;
+	bool closing;
 	atomic64_t chunk_reads;
 	atomic64_t chunk_read_bytes;
 };
 
-void aifs_data_init(struct aifs_fs_info *fsi, struct net *net);
+int aifs_data_init(struct aifs_fs_info *fsi, struct net *net);
 void aifs_data_close(struct aifs_fs_info *fsi);
 int aifs_data_refresh_map(struct aifs_fs_info *fsi);
 struct aifs_conn *aifs_data_conn(struct aifs_fs_info *fsi, u32 id);

@@ -217,7 +217,9 @@ static int aifs_get_tree(struct fs_context *fc)
 	err = aifs_session_open(fsi, fc);
 	if (err)
 		return err;
-	aifs_data_init(fsi, fc->net_ns);
+	err = aifs_data_init(fsi, fc->net_ns);
+	if (err)
+		return err;
 	return get_tree_nodev(fc, aifs_fill_super);
 }
 

@@ -2,13 +2,14 @@
 """The aifs wire format for the Python test peers (tests/servers/aifstest.py
 and the VM guest's fake servers in tests/vm/): the constants and structs of
 libproto/include/aifs/aifs_proto.h, crc32c, frames, the handshake proofs,
-reading whole frames' bytes and a listener on loopback.  Python standard
-library only.
+reading whole frames' bytes, a listener on loopback and a proxy that
+spoils the replies of a real server.  Python standard library only.
 """
 import hashlib
 import hmac
 import socket
 import struct
+import threading
 
 MAGIC = 0x53464941
 VERSION = 1
@@ -42,21 +43,28 @@ def crc32c(data):
     return c ^ 0xFFFFFFFF
 
 
+def seal(fields, payload=b"", payload_len=None, payload_crc=None,
+         hdr_crc=None):
+    """The frame of header @fields (a list as HDR unpacks it) and @payload,
+    with its length and CRCs computed unless forced to a value."""
+    f = list(fields)
+    if payload:
+        f[3] |= FLAG_PAYLOAD_CRC
+        if payload_crc is None:
+            payload_crc = crc32c(payload)
+    f[7] = len(payload) if payload_len is None else payload_len
+    f[8] = payload_crc or 0
+    f[10] = 0
+    f[10] = crc32c(HDR.pack(*f)) if hdr_crc is None else hdr_crc
+    return HDR.pack(*f) + payload
+
+
 def frame(opcode, payload=b"", request_id=1, flags=0, status=0,
           version=VERSION, magic=MAGIC, payload_len=None, payload_crc=None,
           hdr_crc=None):
     """A frame; every field can be forced to a wrong value."""
-    if payload:
-        flags |= FLAG_PAYLOAD_CRC
-        if payload_crc is None:
-            payload_crc = crc32c(payload)
-    fields = [magic, version, opcode, flags, status, request_id, 0,
-              len(payload) if payload_len is None else payload_len,
-              payload_crc or 0, 0, 0]
-    if hdr_crc is None:
-        hdr_crc = crc32c(HDR.pack(*fields))
-    fields[-1] = hdr_crc
-    return HDR.pack(*fields) + payload
+    return seal([magic, version, opcode, flags, status, request_id, 0, 0, 0,
+                 0, 0], payload, payload_len, payload_crc, hdr_crc)
 
 
 def proof(secret, label, first, second, version=VERSION):
@@ -85,3 +93,35 @@ def listen_loopback(port):
     lsock.listen(16)
     print("ready", flush=True)
     return lsock
+
+
+def _relay(src, dst, spoil):
+    """Frames from @src to @dst, each as @spoil(fields, payload) makes it
+    (bytes to send, b"" for none) when @spoil is set."""
+    try:
+        while True:
+            f = list(HDR.unpack(recv_exact(src, HDR.size)))
+            payload = recv_exact(src, f[7])
+            dst.sendall(spoil(f, payload) if spoil else
+                        HDR.pack(*f) + payload)
+    except (EOFError, OSError):
+        pass
+    for s in (src, dst):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def spoiling_proxy(port, server, spoil):
+    """Relay every connection to 127.0.0.1:@port to @server (host, port);
+    the requests pass untouched (the handshake too, so no secret is
+    needed), the server's frames through @spoil (see _relay)."""
+    lsock = listen_loopback(port)
+    while True:
+        client, _ = lsock.accept()
+        upstream = socket.create_connection(server)
+        threading.Thread(target=_relay, args=(client, upstream, None),
+                         daemon=True).start()
+        threading.Thread(target=_relay, args=(upstream, client, spoil),
+                         daemon=True).start()

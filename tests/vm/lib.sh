@@ -186,6 +186,17 @@ mount_cluster()
 	mount -t aifs -o "$opts" 127.0.0.1:/ "$dir"
 }
 
+# ds_in_use: the index (1..3) of each data server of start_cluster that
+# the kernel has a connection to (the sockets without a process).
+ds_in_use()
+{
+	local port=$(sed -n 's/^listen_port = //p' "$MDS_DIR/server.conf")
+	ss -Htnp state established \
+		"( dport > :$port and dport <= :$((port + 3)) )" |
+		awk '!/users:/ { sub(".*:", "", $4); print $4 - '"$port"' }' |
+		sort -u
+}
+
 # put_file SRC DESTPATH [replicas]: SRC into the cluster of start_cluster.
 put_file()
 {
@@ -195,15 +206,13 @@ put_file()
 		fail "aifs-put $1 $2"
 }
 
-# start_fake_server MODE PORT: the hostile server of
-# tests/vm/module/fake-server.py, killed when the test exits.  Sets
-# SERVER_PID.
-start_fake_server()
+# start_peer SCRIPT ARG...: a Python test peer that prints "ready" once it
+# listens, killed when the test exits.  Sets SERVER_PID.
+start_peer()
 {
 	local log i
-	log=$(mktemp /tmp/aifs-fake.XXXXXX)
-	python3 "$AIFS_TOP/tests/vm/module/fake-server.py" "$1" "$2" \
-		"$AIFS_SECRET" >"$log" 2>&1 &
+	log=$(mktemp /tmp/aifs-peer.XXXXXX)
+	python3 "$@" >"$log" 2>&1 &
 	SERVER_PID=$!
 	AIFS_SERVER_PIDS+=("$SERVER_PID")
 	trap stop_servers EXIT
@@ -213,5 +222,59 @@ start_fake_server()
 		sleep 0.1
 	done
 	cat "$log" >&2
-	fail "fake server $1 on port $2 did not start"
+	fail "$(basename "$1") $2 on port $3 did not start"
+}
+
+# start_fake_server MODE PORT: the hostile server of
+# tests/vm/module/fake-server.py.  Sets SERVER_PID.
+start_fake_server()
+{
+	start_peer "$AIFS_TOP/tests/vm/module/fake-server.py" "$1" "$2" \
+		"$AIFS_SECRET"
+}
+
+# Objects in use in the general-purpose slab caches, where a leaked
+# superblock info, request, option string or kobject would stay.
+kmalloc_objects()
+{
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	awk '/^kmalloc-/ { n += $2 } END { print n }' /proc/slabinfo
+}
+
+# The least in use over a few seconds: sockets, inodes and files closed by
+# the cycles are freed after an RCU grace period, which a busy host delays;
+# a leak stays.
+settled_kmalloc_objects()
+{
+	local i n least
+
+	least=$(kmalloc_objects)
+	for i in $(seq 10); do
+		sleep 0.5
+		n=$(kmalloc_objects)
+		[ "$n" -lt "$least" ] && least=$n
+	done
+	echo "$least"
+}
+
+# expect_no_kmalloc_leak CYCLE [N]: "CYCLE N" repeats something N (default
+# 100) times; after a warm-up (caches that grow once), two windows of N
+# cycles must not both grow by 0.6 object per cycle.  /proc/slabinfo counts
+# whole per-CPU slabs as in use, so one window can grow by a slab or two
+# (seen: +144) with nothing leaked; a leak grows in every window.
+expect_no_kmalloc_leak()
+{
+	local n=${2:-100} before middle after limit
+
+	limit=$((n * 6 / 10))
+	"$1" 10
+	before=$(settled_kmalloc_objects)
+	"$1" "$n"
+	middle=$(settled_kmalloc_objects)
+	"$1" "$n"
+	after=$(settled_kmalloc_objects)
+	echo "kmalloc objects in use: before $before, after $n cycles $middle, after $((2 * n)) $after"
+	[ $((middle - before)) -lt "$limit" ] || [ $((after - middle)) -lt "$limit" ] ||
+		fail "kmalloc objects grew by $((middle - before)) and $((after - middle))"
 }

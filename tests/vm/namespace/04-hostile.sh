@@ -25,19 +25,10 @@ port=7430
 # proxy MODE: a hostile proxy on a new port; sets PROXY_PORT
 proxy()
 {
-	local log i
 	port=$((port + 1))
 	PROXY_PORT=$port
-	log=$(mktemp /tmp/aifs-proxy.XXXXXX)
-	python3 "$AIFS_TOP/tests/vm/namespace/hostile-proxy.py" "$1" $port 7400 \
-		>"$log" 2>&1 &
-	AIFS_SERVER_PIDS+=($!)
-	for i in $(seq 100); do
-		grep -q ready "$log" && return 0
-		sleep 0.1
-	done
-	cat "$log" >&2
-	fail "proxy $1 did not start"
+	start_peer "$AIFS_TOP/tests/vm/namespace/hostile-proxy.py" "$1" $port \
+		7400
 }
 
 # errno of a command run in python: result CODE

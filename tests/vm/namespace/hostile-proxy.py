@@ -27,15 +27,12 @@ says:
 Python standard library only.
 """
 import os
-import socket
 import struct
 import sys
-import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "lib"))
-from aifswire import (FLAG_PAYLOAD_CRC, HDR, crc32c,  # noqa: E402
-                      listen_loopback, recv_exact)
+from aifswire import FLAG_PAYLOAD_CRC, seal, spoiling_proxy  # noqa: E402
 
 OP_LOOKUP, OP_GETATTR, OP_READLINK, OP_READDIR, OP_GETXATTR = 16, 17, 27, 28, 30
 ATTR_SIZE, DIRENT_SIZE = 136, 152
@@ -94,41 +91,15 @@ def spoil(mode, op, status, payload):
     return status, bytes(p)
 
 
-def relay(src, dst, mode):
-    """Frames from src to dst; replies (mode set) are spoilt."""
-    try:
-        while True:
-            f = list(HDR.unpack(recv_exact(src, HDR.size)))
-            payload = recv_exact(src, f[7])
-            if mode:
-                f[4], payload = spoil(mode, f[2], f[4], payload)
-                f[3] &= ~FLAG_PAYLOAD_CRC
-                if payload:
-                    f[3] |= FLAG_PAYLOAD_CRC
-                f[7], f[8], f[10] = len(payload), crc32c(payload), 0
-                if not payload:
-                    f[8] = 0
-                f[10] = crc32c(HDR.pack(*f))
-            dst.sendall(HDR.pack(*f) + payload)
-    except (EOFError, OSError):
-        pass
-    for s in (src, dst):
-        try:
-            s.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-
-
 def main():
     mode, port, mds_port = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    lsock = listen_loopback(port)
-    while True:
-        client, _ = lsock.accept()
-        mds = socket.create_connection(("127.0.0.1", mds_port))
-        threading.Thread(target=relay, args=(client, mds, None),
-                         daemon=True).start()
-        threading.Thread(target=relay, args=(mds, client, mode),
-                         daemon=True).start()
+
+    def spoil_frame(f, payload):
+        f[4], payload = spoil(mode, f[2], f[4], payload)
+        f[3] &= ~FLAG_PAYLOAD_CRC
+        return seal(f, payload)
+
+    spoiling_proxy(port, ("127.0.0.1", mds_port), spoil_frame)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,69 @@
+# Readers killed with SIGKILL while their CHUNK_READs wait on data servers
+# that do not answer (stopped with SIGSTOP; timeo is 60 s) die at once:
+# readahead spread over the workqueue, a second reader of the same file
+# waiting on its folios, and a single-request read. Once the servers
+# resume, umount and unload work and no receiver thread is left.
+. "$AIFS_TOP/tests/vm/lib.sh"
+
+mount_cluster /mnt/a timeo=600
+src=$(mktemp -d /tmp/aifs-src.XXXXXX)
+head -c $((32 * 1048576)) /dev/urandom >"$src/big"
+head -c $((8 * 1048576)) /dev/urandom >"$src/small"
+put_file "$src/big" /big
+put_file "$src/small" /small
+# open a connection to every data server
+cmp "$src/big" /mnt/a/big || fail "read before the servers stopped"
+echo 3 >/proc/sys/vm/drop_caches
+
+resume()
+{
+	kill -CONT "${DS_PIDS[@]}" 2>/dev/null || true
+}
+trap 'resume; stop_servers' EXIT
+kill -STOP "${DS_PIDS[@]}"
+
+# dead: gone or a zombie
+dead()
+{
+	[ ! -e "/proc/$1" ] ||
+		[ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" = Z ]
+}
+
+dd if=/mnt/a/big of=/dev/null bs=1M status=none &
+readers=($!)
+dd if=/mnt/a/big of=/dev/null bs=64k status=none &
+readers+=($!)
+# readahead of at most one page: one CHUNK_READ, sent by the reader itself
+dir=$(ls -d /sys/fs/aifs/aifs-*)
+echo 4 >"$dir/read_ahead_kb"
+dd if=/mnt/a/small of=/dev/null bs=4k status=none &
+readers+=($!)
+sleep 3
+for pid in "${readers[@]}"; do
+	! dead "$pid" || fail "reader $pid finished with the servers stopped"
+done
+kill -KILL "${readers[@]}"
+for i in $(seq 100); do
+	alive=0
+	for pid in "${readers[@]}"; do dead "$pid" || alive=$((alive + 1)); done
+	[ "$alive" = 0 ] && break
+	sleep 0.1
+done
+[ "$alive" = 0 ] || {
+	for pid in "${readers[@]}"; do
+		dead "$pid" || echo "$pid: $(cat /proc/$pid/wchan)" >&2
+	done
+	resume
+	fail "$alive readers still alive 10 s after SIGKILL"
+}
+wait "${readers[@]}" 2>/dev/null || true
+
+resume
+timeout 120 umount /mnt/a || fail "umount"
+# the same mount, with the servers back, reads right
+mount -t aifs -o secret=$AIFS_SECRET 127.0.0.1:/ /mnt/a
+cmp "$src/big" /mnt/a/big || fail "read after the servers resumed"
+umount /mnt/a
+pgrep -x aifs-recv >/dev/null && fail "receiver threads left"
+rmmod aifs || fail "unload"
+rm -rf "$src"

@@ -1,0 +1,100 @@
+# A hostile data server (a proxy in front of a real aifs-ds spoiling every
+# CHUNK_READ reply in one way per case): a file with three copies still
+# reads right from the good ones, a file whose only copy is there fails
+# with EIO within timeo, the kernel log says why; no oops, no leak.
+. "$AIFS_TOP/tests/vm/lib.sh"
+
+MiB=1048576
+timeo=30	# tenths of a second
+mount_cluster /mnt/a
+src=$(mktemp -d /tmp/aifs-src.XXXXXX)
+head -c $((9 * MiB + 7)) /dev/urandom >"$src/r3"
+head -c $((2 * MiB)) /dev/urandom >"$src/r1"
+put_file "$src/r3" /r3 3
+# the primary of r3, the only server a healthy read asks, is the victim:
+# the one the kernel has a connection to
+cmp "$src/r3" /mnt/a/r3 || fail "r3 before the proxy"
+victim=$(ds_in_use)
+umount /mnt/a
+[[ "$victim" =~ ^[123]$ ]] || fail "primary of r3: '$victim'"
+victim_port=$((7400 + victim))
+
+# The victim moves to 127.0.0.2 and keeps announcing 127.0.0.1, where the
+# proxy will listen.
+vdir=${DS_DIRS[victim]}
+kill -TERM "${DS_PIDS[victim]}"
+wait "${DS_PIDS[victim]}" 2>/dev/null || true
+sed -i 's/^listen_address = .*/listen_address = 127.0.0.2/' "$vdir/server.conf"
+echo "public_address = 127.0.0.1" >>"$vdir/server.conf"
+run_server aifs-ds "$vdir"
+
+mds="-s $MDS_DIR/secret -m 127.0.0.1:7400"
+up_count()	# N: wait until N data servers are up
+{
+	local i
+	for i in $(seq 100); do
+		[ "$(aifs-put $mds -M)" = "$1" ] && return 0
+		sleep 0.1
+	done
+	fail "not $1 data servers up"
+}
+
+# proxy MODE: the hostile proxy in front of the victim; sets PROXY_PID
+proxy()
+{
+	start_peer "$AIFS_TOP/tests/vm/read/hostile-ds-proxy.py" "$1" \
+		"$victim_port" 127.0.0.2 "$victim_port"
+	PROXY_PID=$SERVER_PID
+}
+
+# r1's only copy on the victim: the others are down while it is put
+others=()
+for i in 1 2 3; do [ "$i" = "$victim" ] || others+=("${DS_PIDS[i]}"); done
+kill -STOP "${others[@]}"
+up_count 1
+proxy none	# a proxy that spoils nothing
+put_file "$src/r1" /r1 1
+kill "$PROXY_PID"
+wait "$PROXY_PID" 2>/dev/null || true
+kill -CONT "${others[@]}"
+up_count 3
+
+# check MODE REGEX: reads through the hostile server; the log matches REGEX
+check()
+{
+	local start out
+	proxy "$1"
+	dmesg -C
+	mount -t aifs -o secret=$AIFS_SECRET,timeo=$timeo 127.0.0.1:/ /mnt/a
+	assert_eq "$(timeout 120 sha256sum </mnt/a/r3)" "$(sha256sum <"$src/r3")" \
+		"$1: r3"
+	expect_dmesg "$2"
+	start=$(date +%s)
+	out=$(timeout 120 cat /mnt/a/r1 2>&1 >/dev/null) &&
+		fail "$1: r1 read from the hostile server alone"
+	grep -q "Input/output error" <<<"$out" || fail "$1: r1: $out"
+	[ $(($(date +%s) - start)) -le $((timeo / 10 + 5)) ] ||
+		fail "$1: r1 failed after $(($(date +%s) - start)) s"
+	timeout 60 umount /mnt/a || fail "$1: umount"
+	kill "$PROXY_PID"
+	wait "$PROXY_PID" 2>/dev/null || true
+}
+
+closing="closing the connection"
+check long "reply larger than its request allows.*$closing"
+check short "malformed CHUNK_READ reply"
+check chunk-len "malformed CHUNK_READ reply"
+check version0 "malformed CHUNK_READ reply"
+check opcode "reply with another opcode than its request.*$closing"
+check req-id "reply to no outstanding request.*$closing"
+check crc "payload CRC mismatch.*$closing"
+check huge-len "frame larger than the protocol allows.*$closing"
+check err-payload "error reply with a payload.*$closing"
+check errno512 "from data server $victim: -ERESTARTSYS"
+check errno4095 "from data server $victim: -4095"
+check silent "no reply in time.*$closing"
+
+stop_servers
+pgrep -x aifs-recv >/dev/null && fail "receiver threads left"
+assert_eq "$(module_refcount)" 0 "module refcount"
+rm -rf "$src"
