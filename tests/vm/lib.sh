@@ -215,3 +215,13 @@ start_fake_server()
 	cat "$log" >&2
 	fail "fake server $1 on port $2 did not start"
 }
+
+# aifs_stat SYSDIR KEY: one counter of a mount's stats file
+# (/sys/fs/aifs/aifs-<id>/stats, "key value" lines).
+aifs_stat()
+{
+	local v
+	v=$(awk -v k="$2" '$1 == k { print $2 }' "$1/stats")
+	[ -n "$v" ] || fail "no $2 in $1/stats"
+	echo "$v"
+}
