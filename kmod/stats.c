@@ -131,10 +131,13 @@ int aifs_stats_show(struct aifs_fs_info *fsi, char *buf)
 
 	aifs_stats_sum(fsi, &s);
 	len = aifs_stats_emit_peer(buf, len, "mds", &s.peer[AIFS_PEER_MDS]);
-	for (op = AIFS_STATS_OP_FIRST; op <= AIFS_STATS_OP_LAST; op++)
+	for (op = AIFS_STATS_OP_FIRST; op <= AIFS_STATS_OP_LAST; op++) {
+		u64 n = s.mds_ops[op - AIFS_STATS_OP_FIRST];
+
+		/* the gap between the namespace operations and MAP_GET */
 		if (aifs_msg_fixed_size(op, false) >= 0)
-			len = aifs_stats_emit_op(buf, len, op,
-					s.mds_ops[op - AIFS_STATS_OP_FIRST]);
+			len = aifs_stats_emit_op(buf, len, op, n);
+	}
 	len = aifs_stats_emit_peer(buf, len, "ds", &s.peer[AIFS_PEER_DS]);
 	for (i = 0; i < AIFS_NR_COUNTERS; i++)
 		len += sysfs_emit_at(buf, len, "%s %llu\n",
