@@ -27,6 +27,7 @@
 #define pr_fmt(fmt) "aifs: " fmt
 
 #include <linux/highmem.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
 #include <linux/refcount.h>
@@ -136,10 +137,11 @@ static int aifs_chunk_read(struct aifs_read_req *rreq, struct aifs_conn *conn,
 	buf = kvmalloc(max, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	atomic64_inc(&rreq->fsi->data.chunk_reads);
-	atomic64_add(len, &rreq->fsi->data.chunk_read_bytes);
 	ret = aifs_conn_call(conn, AIFS_OP_CHUNK_READ, wire, sizeof(wire), buf,
 			     max, aifs_read_timeout(rreq->fsi));
+	aifs_stats_call(rreq->fsi, AIFS_PEER_DS, AIFS_OP_CHUNK_READ,
+			sizeof(wire), ret);
+	aifs_stat_add(rreq->fsi, AIFS_CHUNK_READ_BYTES, len);
 	if (ret == -ENOENT) {
 		/* never written: a hole */
 		memset(dst, 0, len);
@@ -360,18 +362,70 @@ static int aifs_read_folio(struct file *file, struct folio *folio)
 	return PTR_ERR_OR_ZERO(rreq);
 }
 
+/*
+ * Grow a readahead window to whole granules: the largest power of two no
+ * larger than the window nor the file's chunk. A window of a chunk or
+ * more then starts and ends on chunk boundaries, a smaller one on a
+ * boundary of its own size, so that its sub-requests are aligned and none
+ * is a sliver. It stays cheap: the window grows by less than twice its
+ * size, never past EOF, and readahead_expand() stops at folios already
+ * cached. The end grows first: readahead_expand() gives up entirely when
+ * the start meets a cached folio.
+ */
+static void aifs_readahead_align(struct readahead_control *rac)
+{
+	struct inode *inode = rac->mapping->host;
+	struct aifs_inode_info *ai = AIFS_I(inode);
+	loff_t pos = readahead_pos(rac), len = readahead_length(rac);
+	loff_t eof = round_up(i_size_read(inode), PAGE_SIZE);
+	loff_t start, end;
+	u32 chunk = 0;
+	u64 granule;
+
+	spin_lock(&inode->i_lock);
+	if (ai->has_layout)
+		chunk = le32_to_cpu(ai->layout.chunk_size);
+	spin_unlock(&inode->i_lock);
+	if (!is_power_of_2(chunk) || !len)
+		return;
+	granule = min_t(u64, chunk, rounddown_pow_of_two(len));
+	start = round_down(pos, granule);
+	end = min(round_up(pos + len, granule), eof);
+	if (end > pos + len)
+		readahead_expand(rac, pos, end - pos);
+	if (start < pos)
+		readahead_expand(rac, start, readahead_length(rac) + pos - start);
+}
+
+/*
+ * Readahead marks the folios it fills with AIFS_FOLIO_READAHEAD as their
+ * private data, so that their release or invalidation can tell whether the
+ * application read them: filemap_read() marks every folio it copies from
+ * accessed (PG_referenced, or PG_active on a second access), and so does
+ * unmapping a page an mmap touched. Limits, documented in
+ * Documentation/kernel-client.md: reclaim clears PG_referenced before it
+ * releases a folio, so a folio read once and then reclaimed counts as
+ * wasted; a folio that refaults may come back active without a read.
+ */
+#define AIFS_FOLIO_READAHEAD	((void *)1UL)
+
 static void aifs_readahead(struct readahead_control *rac)
 {
-	loff_t pos = readahead_pos(rac);
+	struct aifs_fs_info *fsi = AIFS_SB(rac->mapping->host->i_sb);
 	struct aifs_read_req *rreq;
 	struct folio *folio;
+	loff_t pos;
 
+	aifs_readahead_align(rac);
+	pos = readahead_pos(rac);
 	rreq = aifs_read_range(rac->mapping->host, pos,
 			       readahead_length(rac));
 	while ((folio = readahead_folio(rac))) {
 		if (!IS_ERR(rreq)) {
 			aifs_folio_fill(folio,
 					rreq->buf + (folio_pos(folio) - pos));
+			folio_attach_private(folio, AIFS_FOLIO_READAHEAD);
+			aifs_stat_add(fsi, AIFS_RA_PAGES, folio_nr_pages(folio));
 			folio_mark_uptodate(folio);
 		}
 		folio_unlock(folio);
@@ -380,7 +434,39 @@ static void aifs_readahead(struct readahead_control *rac)
 		aifs_read_req_put(rreq);
 }
 
+/* A folio readahead filled leaves the page cache: was it read? */
+static void aifs_readahead_forget(struct folio *folio)
+{
+	struct aifs_fs_info *fsi = AIFS_SB(folio->mapping->host->i_sb);
+	long pages = folio_nr_pages(folio);
+
+	if (folio_get_private(folio) != AIFS_FOLIO_READAHEAD)
+		return;
+	folio_detach_private(folio);
+	if (folio_test_referenced(folio) || folio_test_active(folio))
+		aifs_stat_add(fsi, AIFS_RA_USED, pages);
+	else
+		aifs_stat_add(fsi, AIFS_RA_WASTED, pages);
+}
+
+static bool aifs_release_folio(struct folio *folio, gfp_t gfp)
+{
+	aifs_readahead_forget(folio);
+	return true;
+}
+
+static void aifs_invalidate_folio(struct folio *folio, size_t offset,
+				  size_t len)
+{
+	if (offset == 0 && len == folio_size(folio))
+		aifs_readahead_forget(folio);
+}
+
 const struct address_space_operations aifs_aops = {
 	.read_folio	= aifs_read_folio,
 	.readahead	= aifs_readahead,
+	.release_folio	= aifs_release_folio,
+	.invalidate_folio = aifs_invalidate_folio,
+	/* moves the private data along, unlike the default, which drops it */
+	.migrate_folio	= filemap_migrate_folio,
 };

@@ -130,6 +130,20 @@ int aifs_conn_error(struct aifs_conn *conn)
 	return err;
 }
 
+/**
+ * aifs_conn_map_epoch - the newest cluster map a reply announced
+ * @conn: the connection
+ *
+ * Every reply's header carries the server's map epoch; a caller compares
+ * it with the map it has after its call returned.
+ *
+ * Return: the highest epoch seen in a well-formed reply, 0 before any.
+ */
+u64 aifs_conn_map_epoch(struct aifs_conn *conn)
+{
+	return READ_ONCE(conn->map_epoch);
+}
+
 static void aifs_conn_report(struct aifs_conn *conn, int err, const char *why)
 {
 	if (aifs_conn_fail(conn, err))
@@ -212,6 +226,9 @@ static int aifs_conn_recv_frame(struct aifs_conn *conn, const char **why)
 		}
 	}
 	req->reply_len = len;
+	/* before the completion, so that the caller sees it on return */
+	if (!err && le64_to_cpu(hdr.map_epoch) > conn->map_epoch)
+		WRITE_ONCE(conn->map_epoch, le64_to_cpu(hdr.map_epoch));
 	aifs_req_finish(req, err ? err : -(int)status);
 	return err;
 }

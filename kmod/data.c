@@ -25,6 +25,7 @@
 #include <linux/in6.h>
 #include <linux/jiffies.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <net/net_namespace.h>
 
 #include "internal.h"
@@ -57,6 +58,18 @@ static unsigned long aifs_data_timeout(struct aifs_fs_info *fsi)
 	return msecs_to_jiffies(aifs_get_uint(&fsi->opts, AIFS_OPT_TIMEO) * 100);
 }
 
+static void aifs_data_refresh_work(struct work_struct *work)
+{
+	struct aifs_fs_info *fsi = container_of(work, struct aifs_fs_info,
+						data.refresh);
+
+	/*
+	 * A failure leaves the old map: the next newer epoch tries again, and
+	 * so does a read that finds an unknown server or a failed connection.
+	 */
+	aifs_data_refresh_map(fsi);
+}
+
 /**
  * aifs_data_init - set up a mount's data server table
  * @fsi: the mount
@@ -75,6 +88,7 @@ int aifs_data_init(struct aifs_fs_info *fsi, struct net *net)
 	mutex_init(&d->map_lock);
 	spin_lock_init(&d->dead_lock);
 	INIT_LIST_HEAD(&d->dead);
+	INIT_WORK(&d->refresh, aifs_data_refresh_work);
 	d->net = get_net(net);
 	return 0;
 }
@@ -96,9 +110,14 @@ void aifs_data_close(struct aifs_fs_info *fsi)
 	/*
 	 * Sub-requests of killed readers may still run: end their calls and
 	 * keep them from connecting again (they look at @closing under
-	 * ds->lock), then wait for them.
+	 * ds->lock), then wait for them. The session closes next: end a
+	 * MAP_GET in flight at once rather than wait for it, bounded only by
+	 * timeo, on a dead server.
 	 */
 	WRITE_ONCE(d->closing, true);
+	if (fsi->session.conn)
+		aifs_conn_fail(fsi->session.conn, -ESHUTDOWN);
+	cancel_work_sync(&d->refresh);
 	xa_for_each(&d->servers, id, ds) {
 		mutex_lock(&ds->lock);
 		if (ds->conn)
@@ -193,6 +212,7 @@ static int aifs_data_fetch_map(struct aifs_fs_info *fsi)
 		return -ENOMEM;
 	ret = aifs_conn_call(fsi->session.conn, AIFS_OP_MAP_GET, wire,
 			     sizeof(wire), buf, max, aifs_data_timeout(fsi));
+	aifs_stats_call(fsi, AIFS_PEER_MDS, AIFS_OP_MAP_GET, sizeof(wire), ret);
 	if (ret < 0)
 		goto out;
 	ret = aifs_msg_decode(AIFS_OP_MAP_GET, true, buf, ret, &rep,
@@ -205,7 +225,9 @@ static int aifs_data_fetch_map(struct aifs_fs_info *fsi)
 	info = parts[0].data;
 	for (i = 0; i < count && !ret; i++)
 		ret = aifs_data_learn(&fsi->data, &info[i]);
-	fsi->data.epoch = le64_to_cpu(rep.epoch);
+	/* aifs_data_map_seen() reads it without the lock */
+	WRITE_ONCE(fsi->data.epoch, le64_to_cpu(rep.epoch));
+	aifs_stat_add(fsi, AIFS_MAP_REFRESHES, 1);
 out:
 	kvfree(buf);
 	return ret;
@@ -226,6 +248,29 @@ int aifs_data_refresh_map(struct aifs_fs_info *fsi)
 	ret = aifs_data_fetch_map(fsi);
 	mutex_unlock(&fsi->data.map_lock);
 	return ret;
+}
+
+/**
+ * aifs_data_map_seen - a reply announced the cluster map's epoch
+ * @fsi: the mount
+ * @epoch: the epoch in the reply's header
+ *
+ * When the map the mount has is older, fetch it again in the background,
+ * so that a server that was added, moved or marked offline or draining is
+ * known before a request fails on it. At most one refresh runs at a time
+ * (a work item never runs twice at once), and a server that announces an
+ * epoch its own map never reaches triggers one refresh, not one per
+ * reply. A mount that has no map yet fetches it at its first read.
+ */
+void aifs_data_map_seen(struct aifs_fs_info *fsi, u64 epoch)
+{
+	struct aifs_data *d = &fsi->data;
+	u64 have = READ_ONCE(d->epoch);
+
+	if (!have || epoch <= have || epoch <= READ_ONCE(d->wanted))
+		return;
+	WRITE_ONCE(d->wanted, epoch);
+	queue_work(system_unbound_wq, &d->refresh);
 }
 
 static void aifs_data_bury(struct aifs_data *d, struct aifs_conn *conn)

@@ -14,8 +14,10 @@
 #include <linux/fs_parser.h>
 #include <linux/kobject.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/socket.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
@@ -180,6 +182,8 @@ void aifs_show_mount_options(struct seq_file *m,
  * @next_id: for the cyclic allocation of request ids
  * @error: 0, or the negative errno that closed the connection
  * @version: protocol version of the frames sent
+ * @map_epoch: the highest cluster map epoch a reply's header carried;
+ *	written by the receiver only
  */
 struct aifs_conn {
 	struct sockaddr_storage addr;
@@ -190,6 +194,7 @@ struct aifs_conn {
 	u32 next_id;
 	int error;
 	u16 version;
+	u64 map_epoch;
 };
 
 struct aifs_conn *aifs_conn_open(struct net *net,
@@ -199,6 +204,7 @@ struct aifs_conn *aifs_conn_open(struct net *net,
 void aifs_conn_close(struct aifs_conn *conn);
 bool aifs_conn_fail(struct aifs_conn *conn, int err);
 int aifs_conn_error(struct aifs_conn *conn);
+u64 aifs_conn_map_epoch(struct aifs_conn *conn);
 void aifs_conn_set_version(struct aifs_conn *conn, u16 version);
 int aifs_conn_call(struct aifs_conn *conn, u16 opcode, const void *payload,
 		   u32 len, void *reply, u32 reply_size, unsigned long timeout);
@@ -279,6 +285,18 @@ struct aifs_mds_msg {
 	struct aifs_span rep_parts[AIFS_MSG_MAX_PARTS];
 };
 
+/**
+ * struct aifs_mds_limit - a mount's outstanding MDS requests
+ * @inflight: requests between taking a slot and their reply
+ * @wait: tasks waiting for a slot (max_inflight are taken)
+ */
+struct aifs_mds_limit {
+	atomic_t inflight;
+	wait_queue_head_t wait;
+};
+
+void aifs_mds_init(struct aifs_fs_info *fsi);
+void aifs_mds_wake(struct aifs_fs_info *fsi);
 int aifs_mds_call(struct super_block *sb, struct aifs_mds_msg *m);
 
 /*
@@ -289,32 +307,33 @@ int aifs_mds_call(struct super_block *sb, struct aifs_mds_msg *m);
  * struct aifs_data - a mount's data servers
  * @servers: struct aifs_ds by server id, freed at umount only
  * @map_lock: serialises MAP_GET
- * @epoch: epoch of the last map fetched
+ * @epoch: epoch of the last map fetched, 0 before the first
+ * @wanted: highest epoch a refresh was started for
+ * @refresh: fetches the map after a reply announced a newer one
  * @dead_lock: guards @dead
  * @dead: failed connections, closed at umount
  * @net: network namespace of the connections; NULL before
  *	aifs_data_init()
  * @wq: runs the sub-requests of reads; drained at umount
  * @closing: umount began: no new connections
- * @chunk_reads: CHUNK_READ requests sent (sysfs chunk_reads)
- * @chunk_read_bytes: bytes they asked for (sysfs chunk_read_bytes)
  */
 struct aifs_data {
 	struct xarray servers;
 	struct mutex map_lock;		/* serialises MAP_GET */
 	u64 epoch;
+	u64 wanted;
+	struct work_struct refresh;
 	spinlock_t dead_lock;		/* guards @dead */
 	struct list_head dead;
 	struct net *net;
 	struct workqueue_struct *wq;
 	bool closing;
-	atomic64_t chunk_reads;
-	atomic64_t chunk_read_bytes;
 };
 
 int aifs_data_init(struct aifs_fs_info *fsi, struct net *net);
 void aifs_data_close(struct aifs_fs_info *fsi);
 int aifs_data_refresh_map(struct aifs_fs_info *fsi);
+void aifs_data_map_seen(struct aifs_fs_info *fsi, u64 epoch);
 struct aifs_conn *aifs_data_conn(struct aifs_fs_info *fsi, u32 id);
 
 /*
@@ -445,6 +464,7 @@ int aifs_set_acl(struct user_namespace *mnt_userns, struct inode *inode,
  * @opts: mount options, owned from get_tree on
  * @transport: transport in use (transport=auto resolved)
  * @session: the session with the metadata server, from get_tree on
+ * @mds: the bound on its outstanding requests (max_inflight)
  * @data: the data servers, from get_tree on
  * @id: number naming the bdi and the sysfs directory ("aifs-<id>"),
  *	-1 until allocated
@@ -452,17 +472,20 @@ int aifs_set_acl(struct user_namespace *mnt_userns, struct inode *inode,
  *	sysfs), so that the bdi readahead always matches read_ahead_kb
  * @kobj: /sys/fs/aifs/aifs-<id>
  * @kobj_unregister: completed by the release of @kobj
+ * @stats: counters, from get_tree on
  */
 struct aifs_fs_info {
 	struct super_block *sb;
 	struct aifs_mount_options opts;
 	enum aifs_transport transport;
 	struct aifs_session session;
+	struct aifs_mds_limit mds;
 	struct aifs_data data;
 	int id;
 	struct mutex tune_lock;		/* serialises tunable writers */
 	struct kobject kobj;
 	struct completion kobj_unregister;
+	struct aifs_stats __percpu *stats;
 };
 
 static inline struct aifs_fs_info *AIFS_SB(struct super_block *sb)
@@ -472,6 +495,75 @@ static inline struct aifs_fs_info *AIFS_SB(struct super_block *sb)
 
 void aifs_set_tunable(struct aifs_fs_info *fsi, enum aifs_param param,
 		      unsigned int val);
+
+/*
+ * stats.c
+ */
+
+/* The kinds of server a mount sends requests to. */
+enum aifs_peer {
+	AIFS_PEER_MDS,
+	AIFS_PEER_DS,
+	AIFS_NR_PEERS,
+};
+
+/* MDS requests counted by opcode: the namespace operations and MAP_GET */
+#define AIFS_STATS_OP_FIRST	AIFS_OP_LOOKUP
+#define AIFS_STATS_OP_LAST	AIFS_OP_MAP_GET
+#define AIFS_STATS_NR_OPS	(AIFS_STATS_OP_LAST - AIFS_STATS_OP_FIRST + 1)
+
+/**
+ * struct aifs_peer_stats - requests to one kind of server
+ * @requests: requests sent (a retry on another replica counts again)
+ * @errors: requests that failed other than by a timeout: the server's
+ *	status (ENOENT of a LOOKUP or of a hole's CHUNK_READ included), or
+ *	the connection's error
+ * @timeouts: requests that got no reply within timeo
+ * @bytes_sent: payload bytes of the requests (headers not counted)
+ * @bytes_received: payload bytes of the replies
+ */
+struct aifs_peer_stats {
+	u64 requests;
+	u64 errors;
+	u64 timeouts;
+	u64 bytes_sent;
+	u64 bytes_received;
+};
+
+/* Counters of struct aifs_stats besides the requests */
+enum aifs_counter {
+	AIFS_CHUNK_READ_BYTES,	/* bytes the CHUNK_READs asked for */
+	AIFS_MAP_REFRESHES,	/* cluster maps fetched */
+	AIFS_RA_PAGES,		/* pages readahead read into the page cache */
+	AIFS_RA_USED,		/* of those, pages that left it after a read */
+	AIFS_RA_WASTED,		/* and those that left it unread */
+	AIFS_NR_COUNTERS,
+};
+
+/**
+ * struct aifs_stats - a mount's counters, one copy per CPU; only u64
+ * @peer: requests by kind of server
+ * @mds_ops: MDS requests by opcode, from AIFS_STATS_OP_FIRST
+ * @count: the rest, by enum aifs_counter
+ */
+struct aifs_stats {
+	struct aifs_peer_stats peer[AIFS_NR_PEERS];
+	u64 mds_ops[AIFS_STATS_NR_OPS];
+	u64 count[AIFS_NR_COUNTERS];
+};
+
+static inline void aifs_stat_add(struct aifs_fs_info *fsi,
+				 enum aifs_counter counter, u64 n)
+{
+	this_cpu_add(fsi->stats->count[counter], n);
+}
+
+int aifs_stats_init(struct aifs_fs_info *fsi);
+void aifs_stats_free(struct aifs_fs_info *fsi);
+void aifs_stats_call(struct aifs_fs_info *fsi, enum aifs_peer peer, u16 op,
+		     u32 sent, int ret);
+void aifs_stats_sum(struct aifs_fs_info *fsi, struct aifs_stats *sum);
+int aifs_stats_show(struct aifs_fs_info *fsi, char *buf);
 
 /*
  * sysfs.c

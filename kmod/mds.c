@@ -17,6 +17,7 @@
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 #include <linux/uidgid.h>
+#include <linux/wait.h>
 
 #include "internal.h"
 
@@ -47,6 +48,74 @@ static void aifs_mds_cred(struct super_block *sb, struct aifs_cred *wire)
 static unsigned long aifs_mds_timeout(struct aifs_fs_info *fsi)
 {
 	return msecs_to_jiffies(aifs_get_uint(&fsi->opts, AIFS_OPT_TIMEO) * 100);
+}
+
+/**
+ * aifs_mds_init - set up a mount's bound on outstanding MDS requests
+ * @fsi: the mount
+ */
+void aifs_mds_init(struct aifs_fs_info *fsi)
+{
+	atomic_set(&fsi->mds.inflight, 0);
+	init_waitqueue_head(&fsi->mds.wait);
+}
+
+/*
+ * Take one of the max_inflight slots. The bound is read at every try, so
+ * that a change made at run time applies to the requests waiting already.
+ */
+static bool aifs_mds_slot_try(struct aifs_fs_info *fsi)
+{
+	int max = aifs_get_uint(&fsi->opts, AIFS_OPT_MAX_INFLIGHT);
+	int cur = atomic_read(&fsi->mds.inflight);
+
+	do {
+		if (cur >= max)
+			return false;
+	} while (!atomic_try_cmpxchg(&fsi->mds.inflight, &cur, cur + 1));
+	return true;
+}
+
+static int aifs_mds_slot_get(struct aifs_fs_info *fsi)
+{
+	/* exclusive: a freed slot wakes one waiter, not all of them */
+	if (wait_event_killable_exclusive(fsi->mds.wait,
+					  aifs_mds_slot_try(fsi)))
+		return -EINTR;
+	return 0;
+}
+
+static void aifs_mds_slot_put(struct aifs_fs_info *fsi)
+{
+	atomic_dec(&fsi->mds.inflight);
+	wake_up(&fsi->mds.wait);
+}
+
+/**
+ * aifs_mds_wake - let waiters for a slot look at max_inflight again
+ * @fsi: the mount, whose max_inflight was just raised
+ */
+void aifs_mds_wake(struct aifs_fs_info *fsi)
+{
+	wake_up_all(&fsi->mds.wait);
+}
+
+/* One call on the session, within max_inflight, counted. */
+static int aifs_mds_send(struct aifs_fs_info *fsi, u16 op, const void *buf,
+			 u32 len, void *rep, u32 rep_len)
+{
+	struct aifs_conn *conn = fsi->session.conn;
+	int ret;
+
+	ret = aifs_mds_slot_get(fsi);
+	if (ret)
+		return ret;
+	ret = aifs_conn_call(conn, op, buf, len, rep, rep_len,
+			     aifs_mds_timeout(fsi));
+	aifs_mds_slot_put(fsi);
+	aifs_stats_call(fsi, AIFS_PEER_MDS, op, len, ret);
+	aifs_data_map_seen(fsi, aifs_conn_map_epoch(conn));
+	return ret;
 }
 
 /**
@@ -93,8 +162,7 @@ int aifs_mds_call(struct super_block *sb, struct aifs_mds_msg *m)
 			goto out;
 		}
 	}
-	ret = aifs_conn_call(fsi->session.conn, m->op, buf, len, rep, rep_len,
-			     aifs_mds_timeout(fsi));
+	ret = aifs_mds_send(fsi, m->op, buf, len, rep, rep_len);
 	if (ret >= 0) {
 		memset(m->rep_parts, 0, sizeof(m->rep_parts));
 		ret = aifs_msg_decode(m->op, true, rep, ret, m->rep,

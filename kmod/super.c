@@ -52,6 +52,8 @@ void aifs_set_tunable(struct aifs_fs_info *fsi, enum aifs_param param,
 	WRITE_ONCE(*aifs_uint_ptr(&fsi->opts, param), val);
 	if (param == AIFS_OPT_READ_AHEAD_KB)
 		aifs_set_readahead(fsi);
+	if (param == AIFS_OPT_MAX_INFLIGHT)
+		aifs_mds_wake(fsi);
 }
 
 static int aifs_show_options(struct seq_file *m, struct dentry *root)
@@ -175,6 +177,7 @@ static void aifs_free_fs_info(struct aifs_fs_info *fsi)
 	aifs_data_close(fsi);
 	aifs_session_close(fsi);
 	aifs_free_options(&fsi->opts);
+	aifs_stats_free(fsi);
 	mutex_destroy(&fsi->tune_lock);
 	kfree(fsi);
 }
@@ -200,6 +203,7 @@ static int aifs_get_tree(struct fs_context *fc)
 	fsi->transport = AIFS_TRANSPORT_TCP;
 	fsi->id = -1;
 	mutex_init(&fsi->tune_lock);
+	aifs_mds_init(fsi);
 
 	/*
 	 * sget_fc() moves fc->s_fs_info to sb->s_fs_info and clears it; from
@@ -208,6 +212,10 @@ static int aifs_get_tree(struct fs_context *fc)
 	 * until sharing one between mounts of the same cluster is added.
 	 */
 	fc->s_fs_info = fsi;
+
+	err = aifs_stats_init(fsi);
+	if (err)
+		return err;
 
 	/*
 	 * Connect before there is a superblock, as NFS does: a dead server

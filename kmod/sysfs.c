@@ -18,8 +18,8 @@ enum aifs_attr_id {
 	attr_source,
 	attr_server,
 	attr_session,
-	attr_chunk_reads,
-	attr_chunk_read_bytes,
+	attr_map_epoch,
+	attr_stats,
 };
 
 /**
@@ -56,8 +56,8 @@ AIFS_ATTR_RO(transport);
 AIFS_ATTR_RO(source);
 AIFS_ATTR_RO(server);
 AIFS_ATTR_RO(session);
-AIFS_ATTR_RO(chunk_reads);
-AIFS_ATTR_RO(chunk_read_bytes);
+AIFS_ATTR_RO(map_epoch);
+AIFS_ATTR_RO(stats);
 
 static struct attribute *aifs_sb_attrs[] = {
 	ATTR_LIST(read_ahead_kb),
@@ -69,8 +69,8 @@ static struct attribute *aifs_sb_attrs[] = {
 	ATTR_LIST(source),
 	ATTR_LIST(server),
 	ATTR_LIST(session),
-	ATTR_LIST(chunk_reads),
-	ATTR_LIST(chunk_read_bytes),
+	ATTR_LIST(map_epoch),
+	ATTR_LIST(stats),
 	NULL,
 };
 ATTRIBUTE_GROUPS(aifs_sb);
@@ -113,12 +113,10 @@ static ssize_t aifs_attr_show(struct kobject *kobj, struct attribute *attr,
 		return sysfs_emit(buf, "%pISpc\n", &fsi->session.server);
 	case attr_session:
 		return sysfs_emit(buf, "%016llx\n", fsi->session.id);
-	case attr_chunk_reads:
-		return sysfs_emit(buf, "%lld\n",
-				  atomic64_read(&fsi->data.chunk_reads));
-	case attr_chunk_read_bytes:
-		return sysfs_emit(buf, "%lld\n",
-				  atomic64_read(&fsi->data.chunk_read_bytes));
+	case attr_map_epoch:
+		return sysfs_emit(buf, "%llu\n", READ_ONCE(fsi->data.epoch));
+	case attr_stats:
+		return aifs_stats_show(fsi, buf);
 	}
 	return 0;
 }

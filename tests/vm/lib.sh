@@ -278,3 +278,13 @@ expect_no_kmalloc_leak()
 	[ $((middle - before)) -lt "$limit" ] || [ $((after - middle)) -lt "$limit" ] ||
 		fail "kmalloc objects grew by $((middle - before)) and $((after - middle))"
 }
+
+# aifs_stat SYSDIR KEY: one counter of a mount's stats file
+# (/sys/fs/aifs/aifs-<id>/stats, "key value" lines).
+aifs_stat()
+{
+	local v
+	v=$(awk -v k="$2" '$1 == k { print $2 }' "$1/stats")
+	[ -n "$v" ] || fail "no $2 in $1/stats"
+	echo "$v"
+}

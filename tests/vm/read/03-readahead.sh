@@ -1,6 +1,6 @@
 # read_ahead_kb, changed at run time in sysfs, changes the size of the
-# CHUNK_READs a sequential read sends (counted in chunk_reads and
-# chunk_read_bytes of the mount's sysfs directory).
+# CHUNK_READs a sequential read sends (counted in ds_requests and
+# chunk_read_bytes of the mount's sysfs stats).
 . "$AIFS_TOP/tests/vm/lib.sh"
 
 mount_cluster /mnt/a
@@ -14,10 +14,11 @@ read_with()	# READ_AHEAD_KB: prints "requests bytes"
 	local r0 b0
 	echo "$1" >"$dir/read_ahead_kb"
 	echo 3 >/proc/sys/vm/drop_caches
-	r0=$(cat "$dir/chunk_reads") b0=$(cat "$dir/chunk_read_bytes")
+	r0=$(aifs_stat "$dir" ds_requests)
+	b0=$(aifs_stat "$dir" chunk_read_bytes)
 	cmp "$src" /mnt/a/big || fail "read with read_ahead_kb=$1"
-	echo $(($(cat "$dir/chunk_reads") - r0)) \
-		$(($(cat "$dir/chunk_read_bytes") - b0))
+	echo $(($(aifs_stat "$dir" ds_requests) - r0)) \
+		$(($(aifs_stat "$dir" chunk_read_bytes) - b0))
 }
 read -r n128 b128 <<<"$(read_with 128)"
 read -r n2048 b2048 <<<"$(read_with 2048)"
