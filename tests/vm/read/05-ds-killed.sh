@@ -11,12 +11,12 @@ head -c $((64 * MiB + 12345)) /dev/urandom >"$src/f"
 put_file "$src/f" /f 2
 want=$(sha256sum <"$src/f")
 
-b0=$(cat "$dir/chunk_read_bytes")
+b0=$(aifs_stat "$dir" chunk_read_bytes)
 # kill the server read from once 8 MiB have been asked for; note how far
 # the read was
 (
 	for i in $(seq 1200); do
-		b=$(cat "$dir/chunk_read_bytes")
+		b=$(aifs_stat "$dir" chunk_read_bytes)
 		[ $((b - b0)) -ge $((8 * MiB)) ] && break
 		sleep 0.05
 	done
