@@ -169,8 +169,8 @@ static int aifs_data_fetch_map(struct aifs_fs_info *fsi)
 	buf = kvmalloc(max, GFP_NOFS);
 	if (!buf)
 		return -ENOMEM;
-	ret = aifs_conn_call(fsi->session.conn, AIFS_OP_MAP_GET, wire,
-			     sizeof(wire), buf, max, aifs_data_timeout(fsi));
+	ret = aifs_session_call(fsi, AIFS_OP_MAP_GET, wire, sizeof(wire), buf,
+				max, NULL);
 	if (ret < 0)
 		goto out;
 	ret = aifs_msg_decode(AIFS_OP_MAP_GET, true, buf, ret, &rep,

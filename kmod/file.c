@@ -50,17 +50,23 @@ static int aifs_file_opened(struct inode *inode, const struct aifs_open_rep *rep
 	return 0;
 }
 
-static int aifs_file_close_call(struct inode *inode, u64 handle)
+/*
+ * Only the connection whose OPEN made the handle carries its CLOSE: when
+ * that connection is gone, so is its session and every open it held.
+ */
+static int aifs_file_close_call(struct inode *inode,
+				const struct aifs_file *af)
 {
 	struct aifs_close_req req = {
 		.ino = cpu_to_le64(inode->i_ino),
-		.handle = cpu_to_le64(handle),
+		.handle = cpu_to_le64(af->handle),
 	};
 	struct aifs_attr_rep rep;
 	struct aifs_mds_msg m = {
 		.op = AIFS_OP_CLOSE,
 		.req = &req, .req_size = sizeof(req),
 		.rep = &rep, .rep_size = sizeof(rep),
+		.gen = af->gen,
 	};
 
 	return aifs_mds_call(inode->i_sb, &m);
@@ -88,9 +94,10 @@ static int aifs_file_open(struct inode *inode, struct file *file)
 	if (err)
 		goto out_free;
 	af->handle = le64_to_cpu(rep.handle);
+	af->gen = m.gen;
 	err = aifs_file_opened(inode, &rep);
 	if (err) {
-		aifs_file_close_call(inode, af->handle);
+		aifs_file_close_call(inode, af);
 		goto out_free;
 	}
 	file->private_data = af;
@@ -105,7 +112,7 @@ static int aifs_file_release(struct inode *inode, struct file *file)
 	struct aifs_file *af = file->private_data;
 
 	/* nothing to flush yet; a failed CLOSE ends with the session */
-	aifs_file_close_call(inode, af->handle);
+	aifs_file_close_call(inode, af);
 	kfree(af);
 	return 0;
 }

@@ -14,7 +14,6 @@
 #define pr_fmt(fmt) "aifs: " fmt
 
 #include <linux/cred.h>
-#include <linux/jiffies.h>
 #include <linux/slab.h>
 #include <linux/uidgid.h>
 
@@ -44,9 +43,14 @@ static void aifs_mds_cred(struct super_block *sb, struct aifs_cred *wire)
 	wire->ngroups = cpu_to_le32(n);
 }
 
-static unsigned long aifs_mds_timeout(struct aifs_fs_info *fsi)
+static int aifs_mds_malformed(struct aifs_fs_info *fsi, u16 op, int err)
 {
-	return msecs_to_jiffies(aifs_get_uint(&fsi->opts, AIFS_OPT_TIMEO) * 100);
+	struct sockaddr_storage addr;
+
+	aifs_session_server(fsi, &addr);
+	pr_warn_ratelimited("server %pISpc: malformed %s reply (%d)\n", &addr,
+			    aifs_opcode_name(op), err);
+	return -EIO;
 }
 
 /**
@@ -55,8 +59,12 @@ static unsigned long aifs_mds_timeout(struct aifs_fs_info *fsi)
  * @m: the request; on success the reply's fixed struct is in @m->rep and
  *	its parts point into @m->rep_buf
  *
- * Return: 0, the server's errno, -EIO for a reply the codec refuses, or
- * the error of the connection (-ETIMEDOUT, -ECONNRESET, -EINTR ...).
+ * The call is retried across reconnections as the mount's hard/soft
+ * options say (aifs_session_call()).
+ *
+ * Return: 0, the server's errno, -EIO for a reply the codec refuses or
+ * when a soft mount gave up, or the error of the connection (-ETIMEDOUT,
+ * -ECONNRESET, -EINTR ...).
  */
 int aifs_mds_call(struct super_block *sb, struct aifs_mds_msg *m)
 {
@@ -93,18 +101,13 @@ int aifs_mds_call(struct super_block *sb, struct aifs_mds_msg *m)
 			goto out;
 		}
 	}
-	ret = aifs_conn_call(fsi->session.conn, m->op, buf, len, rep, rep_len,
-			     aifs_mds_timeout(fsi));
+	ret = aifs_session_call(fsi, m->op, buf, len, rep, rep_len, &m->gen);
 	if (ret >= 0) {
 		memset(m->rep_parts, 0, sizeof(m->rep_parts));
 		ret = aifs_msg_decode(m->op, true, rep, ret, m->rep,
 				      m->rep_size, m->rep_parts);
-		if (ret) {
-			pr_warn_ratelimited("server %pISpc: malformed %s reply (%d)\n",
-					    &fsi->session.server,
-					    aifs_opcode_name(m->op), ret);
-			ret = -EIO;
-		}
+		if (ret)
+			ret = aifs_mds_malformed(fsi, m->op, ret);
 	} else if (ret < -AIFS_MAX_USER_ERRNO) {
 		ret = -EIO;
 	}
