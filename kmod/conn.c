@@ -12,8 +12,11 @@
  * Its cost, a sleeping thread per server connection, is small for the
  * number of servers a mount talks to.
  *
- * Requests: each has an id, allocated cyclically in @reqs so that a
- * recently used id is not soon reused. The table owns a reference to every
+ * Requests: each has an id, from one counter for the whole module, so that
+ * a request resent on a new connection keeps its id and no other request
+ * of this client takes it while the MDS's reply cache remembers it (its
+ * entries live minutes; the 32-bit counter wraps after 2^32 requests).
+ * The table of outstanding requests, @reqs, owns a reference to every
  * request in it; whoever removes a request from the table (the receiver
  * with its reply, or aifs_conn_fail() with an error) completes it and drops
  * that reference. The caller waits with its own reference, killable and
@@ -29,6 +32,7 @@
  */
 #define pr_fmt(fmt) "aifs: " fmt
 
+#include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/kref.h>
 #include <linux/kthread.h>
@@ -81,6 +85,19 @@ static void aifs_req_finish(struct aifs_req *req, int status)
 	req->status = status;
 	complete(&req->done);
 	aifs_req_put(req);
+}
+
+static atomic_t aifs_request_ids = ATOMIC_INIT(0);
+
+/**
+ * aifs_conn_new_id - a request id no other request of this client has
+ *
+ * Return: the id, to give aifs_conn_call_id() as many times as the request
+ * is sent.
+ */
+u32 aifs_conn_new_id(void)
+{
+	return (u32)atomic_inc_return(&aifs_request_ids);
 }
 
 /**
@@ -280,10 +297,11 @@ struct aifs_conn *aifs_conn_open(struct net *net,
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
 	if (!conn)
 		return ERR_PTR(-ENOMEM);
+	kref_init(&conn->ref);
 	conn->addr = *addr;
 	conn->version = AIFS_PROTO_VERSION;
 	mutex_init(&conn->send_lock);
-	xa_init_flags(&conn->reqs, XA_FLAGS_ALLOC);
+	xa_init(&conn->reqs);
 
 	conn->xprt = ops->connect(net, addr, timeout);
 	if (IS_ERR(conn->xprt)) {
@@ -306,23 +324,55 @@ out_free:
 	return ERR_PTR(err);
 }
 
+static void aifs_conn_release(struct kref *ref)
+{
+	struct aifs_conn *conn = container_of(ref, struct aifs_conn, ref);
+
+	kthread_stop(conn->receiver);
+	conn->xprt->ops->destroy(conn->xprt);
+	xa_destroy(&conn->reqs);
+	mutex_destroy(&conn->send_lock);
+	kfree(conn);
+}
+
 /**
- * aifs_conn_close - tear a connection down and free it
+ * aifs_conn_get - take a reference on a connection
+ * @conn: the connection
+ *
+ * Return: @conn, which stays allocated until aifs_conn_put().
+ */
+struct aifs_conn *aifs_conn_get(struct aifs_conn *conn)
+{
+	kref_get(&conn->ref);
+	return conn;
+}
+
+/**
+ * aifs_conn_put - drop a reference on a connection
  * @conn: the connection, or NULL
  *
- * Fails whatever is outstanding with -ESHUTDOWN, stops the receiver and
- * frees everything. Nobody may start a request on @conn any more.
+ * The last one stops the receiver and frees everything. Sleeps.
+ */
+void aifs_conn_put(struct aifs_conn *conn)
+{
+	if (conn)
+		kref_put(&conn->ref, aifs_conn_release);
+}
+
+/**
+ * aifs_conn_close - close a connection and drop the opener's reference
+ * @conn: the connection, or NULL
+ *
+ * Fails whatever is outstanding with -ESHUTDOWN; once nobody else holds a
+ * reference, stops the receiver and frees everything. The caller may not
+ * start a request on @conn any more.
  */
 void aifs_conn_close(struct aifs_conn *conn)
 {
 	if (!conn)
 		return;
 	aifs_conn_fail(conn, -ESHUTDOWN);
-	kthread_stop(conn->receiver);
-	conn->xprt->ops->destroy(conn->xprt);
-	xa_destroy(&conn->reqs);
-	mutex_destroy(&conn->send_lock);
-	kfree(conn);
+	aifs_conn_put(conn);
 }
 
 /**
@@ -335,9 +385,8 @@ void aifs_conn_set_version(struct aifs_conn *conn, u16 version)
 	WRITE_ONCE(conn->version, version);
 }
 
-/* Put @req in the table, unless the connection is closed. */
-static int aifs_conn_add(struct aifs_conn *conn, struct aifs_req *req,
-			 u32 *id)
+/* Put @req in the table under @id, unless the connection is closed. */
+static int aifs_conn_add(struct aifs_conn *conn, struct aifs_req *req, u32 id)
 {
 	int err;
 
@@ -345,19 +394,19 @@ static int aifs_conn_add(struct aifs_conn *conn, struct aifs_req *req,
 	xa_lock(&conn->reqs);
 	err = conn->error;
 	if (!err) {
-		err = __xa_alloc_cyclic(&conn->reqs, id, req, xa_limit_32b,
-					&conn->next_id, GFP_NOFS);
+		/* -EBUSY only if 2^32 requests went by while @id waited */
+		err = __xa_insert(&conn->reqs, id, req, GFP_NOFS);
 		/*
 		 * That drops the lock to allocate memory, but only before it
 		 * stores @req: the entry is ours if a failure came meanwhile.
 		 */
-		if (err >= 0 && conn->error) {
-			__xa_erase(&conn->reqs, *id);
+		if (!err && conn->error) {
+			__xa_erase(&conn->reqs, id);
 			err = conn->error;
 		}
 	}
 	xa_unlock(&conn->reqs);
-	if (err < 0) {
+	if (err) {
 		aifs_req_put(req);
 		return err;
 	}
@@ -407,8 +456,9 @@ static void aifs_conn_send(struct aifs_conn *conn, u32 id, u16 opcode,
 }
 
 /**
- * aifs_conn_call - send a request and wait for its reply
+ * aifs_conn_call_id - send a request under a given id and wait for its reply
  * @conn: the connection
+ * @id: from aifs_conn_new_id(); a request sent again keeps its id
  * @opcode: enum aifs_opcode
  * @payload: the encoded request
  * @len: its length, at most AIFS_MAX_PAYLOAD
@@ -423,12 +473,12 @@ static void aifs_conn_send(struct aifs_conn *conn, u32 id, u16 opcode,
  * negative errno, -ETIMEDOUT, -EINTR, or the error that closed the
  * connection (-ECONNRESET, -EPROTO, -EIO ...).
  */
-int aifs_conn_call(struct aifs_conn *conn, u16 opcode, const void *payload,
-		   u32 len, void *reply, u32 reply_size, unsigned long timeout)
+int aifs_conn_call_id(struct aifs_conn *conn, u32 id, u16 opcode,
+		      const void *payload, u32 len, void *reply,
+		      u32 reply_size, unsigned long timeout)
 {
 	struct aifs_req *req;
 	long left;
-	u32 id;
 	int err;
 
 	req = kmalloc(struct_size(req, reply, reply_size), GFP_NOFS);
@@ -441,7 +491,7 @@ int aifs_conn_call(struct aifs_conn *conn, u16 opcode, const void *payload,
 	req->reply_len = 0;
 	req->reply_size = reply_size;
 
-	err = aifs_conn_add(conn, req, &id);
+	err = aifs_conn_add(conn, req, id);
 	if (err)
 		goto out;
 
@@ -471,4 +521,25 @@ int aifs_conn_call(struct aifs_conn *conn, u16 opcode, const void *payload,
 out:
 	aifs_req_put(req);
 	return err;
+}
+
+/**
+ * aifs_conn_call - send a new request and wait for its reply
+ * @conn: the connection
+ * @opcode: enum aifs_opcode
+ * @payload: the encoded request
+ * @len: its length, at most AIFS_MAX_PAYLOAD
+ * @reply: where the reply's payload goes
+ * @reply_size: room at @reply
+ * @timeout: jiffies to wait for the reply (and for room to send)
+ *
+ * aifs_conn_call_id() with a new id.
+ *
+ * Return: as aifs_conn_call_id().
+ */
+int aifs_conn_call(struct aifs_conn *conn, u16 opcode, const void *payload,
+		   u32 len, void *reply, u32 reply_size, unsigned long timeout)
+{
+	return aifs_conn_call_id(conn, aifs_conn_new_id(), opcode, payload,
+				 len, reply, reply_size, timeout);
 }

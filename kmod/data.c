@@ -115,8 +115,7 @@ void aifs_data_close(struct aifs_fs_info *fsi)
 	 * timeo, on a dead server.
 	 */
 	WRITE_ONCE(d->closing, true);
-	if (fsi->session.conn)
-		aifs_conn_fail(fsi->session.conn, -ESHUTDOWN);
+	aifs_session_shutdown(fsi);
 	cancel_work_sync(&d->refresh);
 	xa_for_each(&d->servers, id, ds) {
 		mutex_lock(&ds->lock);
@@ -210,8 +209,8 @@ static int aifs_data_fetch_map(struct aifs_fs_info *fsi)
 	buf = kvmalloc(max, GFP_NOFS);
 	if (!buf)
 		return -ENOMEM;
-	ret = aifs_conn_call(fsi->session.conn, AIFS_OP_MAP_GET, wire,
-			     sizeof(wire), buf, max, aifs_data_timeout(fsi));
+	ret = aifs_session_call(fsi, AIFS_OP_MAP_GET, wire, sizeof(wire), buf,
+				max, false);
 	aifs_stats_call(fsi, AIFS_PEER_MDS, AIFS_OP_MAP_GET, sizeof(wire), ret);
 	if (ret < 0)
 		goto out;

@@ -50,17 +50,26 @@ static int aifs_file_opened(struct inode *inode, const struct aifs_open_rep *rep
 	return 0;
 }
 
-static int aifs_file_close_call(struct inode *inode, u64 handle)
+/*
+ * The MDS keeps a client's opens across its reconnections (for
+ * open_grace_ms after its last session ended), so a CLOSE goes on any
+ * connection of the session; but only once, on the connection there is:
+ * close(2) never waits for a dead cluster. A CLOSE lost so leaves the
+ * open on the MDS until this client's sessions end.
+ */
+static int aifs_file_close_call(struct inode *inode,
+				const struct aifs_file *af)
 {
 	struct aifs_close_req req = {
 		.ino = cpu_to_le64(inode->i_ino),
-		.handle = cpu_to_le64(handle),
+		.handle = cpu_to_le64(af->handle),
 	};
 	struct aifs_attr_rep rep;
 	struct aifs_mds_msg m = {
 		.op = AIFS_OP_CLOSE,
 		.req = &req, .req_size = sizeof(req),
 		.rep = &rep, .rep_size = sizeof(rep),
+		.once = true,
 	};
 
 	return aifs_mds_call(inode->i_sb, &m);
@@ -90,7 +99,7 @@ static int aifs_file_open(struct inode *inode, struct file *file)
 	af->handle = le64_to_cpu(rep.handle);
 	err = aifs_file_opened(inode, &rep);
 	if (err) {
-		aifs_file_close_call(inode, af->handle);
+		aifs_file_close_call(inode, af);
 		goto out_free;
 	}
 	file->private_data = af;
@@ -105,7 +114,7 @@ static int aifs_file_release(struct inode *inode, struct file *file)
 	struct aifs_file *af = file->private_data;
 
 	/* nothing to flush yet; a failed CLOSE ends with the session */
-	aifs_file_close_call(inode, af->handle);
+	aifs_file_close_call(inode, af);
 	kfree(af);
 	return 0;
 }

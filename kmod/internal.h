@@ -13,6 +13,7 @@
 #include <linux/fs_context.h>
 #include <linux/fs_parser.h>
 #include <linux/kobject.h>
+#include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/socket.h>
@@ -174,24 +175,24 @@ void aifs_show_mount_options(struct seq_file *m,
 
 /**
  * struct aifs_conn - a connection to one server
+ * @ref: references: the opener's, and those of aifs_conn_get()
  * @addr: the server
  * @xprt: transport carrying the frames
  * @receiver: thread receiving the replies
  * @send_lock: serialises the frames sent
  * @reqs: outstanding requests by id; its lock also guards @error
- * @next_id: for the cyclic allocation of request ids
  * @error: 0, or the negative errno that closed the connection
  * @version: protocol version of the frames sent
  * @map_epoch: the highest cluster map epoch a reply's header carried;
  *	written by the receiver only
  */
 struct aifs_conn {
+	struct kref ref;
 	struct sockaddr_storage addr;
 	struct aifs_xprt *xprt;
 	struct task_struct *receiver;
 	struct mutex send_lock;		/* serialises senders */
 	struct xarray reqs;
-	u32 next_id;
 	int error;
 	u16 version;
 	u64 map_epoch;
@@ -202,10 +203,16 @@ struct aifs_conn *aifs_conn_open(struct net *net,
 				 const struct aifs_transport_ops *ops,
 				 unsigned long timeout);
 void aifs_conn_close(struct aifs_conn *conn);
+struct aifs_conn *aifs_conn_get(struct aifs_conn *conn);
+void aifs_conn_put(struct aifs_conn *conn);
 bool aifs_conn_fail(struct aifs_conn *conn, int err);
 int aifs_conn_error(struct aifs_conn *conn);
 u64 aifs_conn_map_epoch(struct aifs_conn *conn);
 void aifs_conn_set_version(struct aifs_conn *conn, u16 version);
+u32 aifs_conn_new_id(void);
+int aifs_conn_call_id(struct aifs_conn *conn, u32 id, u16 opcode,
+		      const void *payload, u32 len, void *reply,
+		      u32 reply_size, unsigned long timeout);
 int aifs_conn_call(struct aifs_conn *conn, u16 opcode, const void *payload,
 		   u32 len, void *reply, u32 reply_size, unsigned long timeout);
 
@@ -236,24 +243,43 @@ int aifs_auth_init(void);
 
 /**
  * struct aifs_session - a mount's authenticated session with its MDS
- * @conn: the connection, NULL until aifs_session_open() succeeds
+ * @connect_lock: one reconnect at a time
+ * @lock: guards @conn, @server, @version, @id, @gen and @down
+ * @conn: the connection, NULL until aifs_session_open() succeeds; replaced
+ *	by a new one after it failed
+ * @net: network namespace of the connections
  * @server: address of the server, for sysfs and messages
  * @version: negotiated protocol version
  * @id: the server's session id
- * @fs_uuid: the file system served
+ * @gen: connections made so far; 1 for the first
+ * @down: "not responding" was said, "OK" is owed
+ * @closing: umount began: no more dialing
+ * @fs_uuid: the file system served; every connection must serve it
  * @keepalive: PING every timeo/2
  */
 struct aifs_session {
+	struct mutex connect_lock;	/* one reconnect at a time */
+	spinlock_t lock;		/* guards the connection and its facts */
 	struct aifs_conn *conn;
+	struct net *net;
 	struct sockaddr_storage server;
 	u16 version;
 	u64 id;
+	unsigned int gen;
+	bool down;
+	bool closing;
 	u8 fs_uuid[16];
 	struct delayed_work keepalive;
 };
 
 int aifs_session_open(struct aifs_fs_info *fsi, struct fs_context *fc);
+void aifs_session_shutdown(struct aifs_fs_info *fsi);
 void aifs_session_close(struct aifs_fs_info *fsi);
+int aifs_session_call(struct aifs_fs_info *fsi, u16 op, const void *payload,
+		      u32 len, void *reply, u32 reply_size, bool once);
+void aifs_session_server(struct aifs_fs_info *fsi,
+			 struct sockaddr_storage *addr);
+u64 aifs_session_id(struct aifs_fs_info *fsi);
 
 /*
  * mds.c
@@ -272,6 +298,8 @@ void aifs_session_close(struct aifs_fs_info *fsi);
  *	without; @rep_parts then point into it
  * @rep_max: bytes at @rep_buf
  * @rep_parts: out: the reply's variable parts
+ * @once: sent once on the session's connection, if there is one (see
+ *	aifs_session_call())
  */
 struct aifs_mds_msg {
 	u16 op;
@@ -283,6 +311,7 @@ struct aifs_mds_msg {
 	void *rep_buf;
 	u32 rep_max;
 	struct aifs_span rep_parts[AIFS_MSG_MAX_PARTS];
+	bool once;
 };
 
 /**

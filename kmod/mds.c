@@ -14,7 +14,6 @@
 #define pr_fmt(fmt) "aifs: " fmt
 
 #include <linux/cred.h>
-#include <linux/jiffies.h>
 #include <linux/slab.h>
 #include <linux/uidgid.h>
 #include <linux/wait.h>
@@ -45,9 +44,14 @@ static void aifs_mds_cred(struct super_block *sb, struct aifs_cred *wire)
 	wire->ngroups = cpu_to_le32(n);
 }
 
-static unsigned long aifs_mds_timeout(struct aifs_fs_info *fsi)
+static int aifs_mds_malformed(struct aifs_fs_info *fsi, u16 op, int err)
 {
-	return msecs_to_jiffies(aifs_get_uint(&fsi->opts, AIFS_OPT_TIMEO) * 100);
+	struct sockaddr_storage addr;
+
+	aifs_session_server(fsi, &addr);
+	pr_warn_ratelimited("server %pISpc: malformed %s reply (%d)\n", &addr,
+			    aifs_opcode_name(op), err);
+	return -EIO;
 }
 
 /**
@@ -102,19 +106,16 @@ void aifs_mds_wake(struct aifs_fs_info *fsi)
 
 /* One call on the session, within max_inflight, counted. */
 static int aifs_mds_send(struct aifs_fs_info *fsi, u16 op, const void *buf,
-			 u32 len, void *rep, u32 rep_len)
+			 u32 len, void *rep, u32 rep_len, bool once)
 {
-	struct aifs_conn *conn = fsi->session.conn;
 	int ret;
 
 	ret = aifs_mds_slot_get(fsi);
 	if (ret)
 		return ret;
-	ret = aifs_conn_call(conn, op, buf, len, rep, rep_len,
-			     aifs_mds_timeout(fsi));
+	ret = aifs_session_call(fsi, op, buf, len, rep, rep_len, once);
 	aifs_mds_slot_put(fsi);
 	aifs_stats_call(fsi, AIFS_PEER_MDS, op, len, ret);
-	aifs_data_map_seen(fsi, aifs_conn_map_epoch(conn));
 	return ret;
 }
 
@@ -124,8 +125,12 @@ static int aifs_mds_send(struct aifs_fs_info *fsi, u16 op, const void *buf,
  * @m: the request; on success the reply's fixed struct is in @m->rep and
  *	its parts point into @m->rep_buf
  *
- * Return: 0, the server's errno, -EIO for a reply the codec refuses, or
- * the error of the connection (-ETIMEDOUT, -ECONNRESET, -EINTR ...).
+ * The call is retried across reconnections as the mount's hard/soft
+ * options say (aifs_session_call()).
+ *
+ * Return: 0, the server's errno, -EIO for a reply the codec refuses or
+ * when a soft mount gave up, or the error of the connection (-ETIMEDOUT,
+ * -ECONNRESET, -EINTR ...).
  */
 int aifs_mds_call(struct super_block *sb, struct aifs_mds_msg *m)
 {
@@ -162,17 +167,13 @@ int aifs_mds_call(struct super_block *sb, struct aifs_mds_msg *m)
 			goto out;
 		}
 	}
-	ret = aifs_mds_send(fsi, m->op, buf, len, rep, rep_len);
+	ret = aifs_mds_send(fsi, m->op, buf, len, rep, rep_len, m->once);
 	if (ret >= 0) {
 		memset(m->rep_parts, 0, sizeof(m->rep_parts));
 		ret = aifs_msg_decode(m->op, true, rep, ret, m->rep,
 				      m->rep_size, m->rep_parts);
-		if (ret) {
-			pr_warn_ratelimited("server %pISpc: malformed %s reply (%d)\n",
-					    &fsi->session.server,
-					    aifs_opcode_name(m->op), ret);
-			ret = -EIO;
-		}
+		if (ret)
+			ret = aifs_mds_malformed(fsi, m->op, ret);
 	} else if (ret < -AIFS_MAX_USER_ERRNO) {
 		ret = -EIO;
 	}

@@ -98,6 +98,7 @@ static ssize_t aifs_attr_show(struct kobject *kobj, struct attribute *attr,
 	struct aifs_fs_info *fsi = container_of(kobj, struct aifs_fs_info,
 						kobj);
 	struct aifs_sysfs_attr *a = container_of(attr, struct aifs_sysfs_attr, attr);
+	struct sockaddr_storage addr;
 
 	switch (a->attr_id) {
 	case attr_tunable:
@@ -108,11 +109,12 @@ static ssize_t aifs_attr_show(struct kobject *kobj, struct attribute *attr,
 				  aifs_transport_name(fsi->transport));
 	case attr_source:
 		return aifs_source_show(&fsi->opts, buf);
-	/* the session is set before sysfs exists and stays as long */
+	/* the session exists before sysfs; a reconnection changes both */
 	case attr_server:
-		return sysfs_emit(buf, "%pISpc\n", &fsi->session.server);
+		aifs_session_server(fsi, &addr);
+		return sysfs_emit(buf, "%pISpc\n", &addr);
 	case attr_session:
-		return sysfs_emit(buf, "%016llx\n", fsi->session.id);
+		return sysfs_emit(buf, "%016llx\n", aifs_session_id(fsi));
 	case attr_map_epoch:
 		return sysfs_emit(buf, "%llu\n", READ_ONCE(fsi->data.epoch));
 	case attr_stats:

@@ -66,11 +66,22 @@ umount_at_exit()
 	AIFS_UMOUNT_AT_EXIT+=("$@")
 }
 
+# umount2 DIR: umount(2) itself. umount(8) may stat the mount point first,
+# which on a hard mount of a dead cluster waits like any request.
+umount2()
+{
+	python3 -c 'import ctypes, sys
+if ctypes.CDLL(None, use_errno=True).umount2(sys.argv[1].encode(), 0):
+    raise OSError(ctypes.get_errno(), "umount2 " + sys.argv[1])' "$1"
+}
+
 stop_servers()
 {
 	local pid dir
+	# not mountpoint(1): it stats DIR, which may wait for a dead server
 	for dir in "${AIFS_UMOUNT_AT_EXIT[@]}"; do
-		! mountpoint -q "$dir" || umount "$dir" || umount -l "$dir" || true
+		! grep -q " $dir aifs " /proc/mounts || umount2 "$dir" ||
+			umount -l "$dir" || true
 	done
 	for pid in "${AIFS_SERVER_PIDS[@]}"; do
 		kill -KILL "$pid" 2>/dev/null || true
