@@ -94,6 +94,15 @@ static int put_print_up(struct put *p)
 	return 0;
 }
 
+static int put_ds_index(struct put *p, u32 id)
+{
+	int i;
+
+	for (i = 0; i < p->nr_ds && le32_to_cpu(p->ds[i].id) != id; i++)
+		;
+	return i;
+}
+
 /* The connection to data server @id, opened on first use. */
 static struct aifs_conn *put_ds(struct put *p, u32 id)
 {
@@ -101,10 +110,21 @@ static struct aifs_conn *put_ds(struct put *p, u32 id)
 	const struct aifs_addr *a;
 	int i;
 
-	for (i = 0; i < p->nr_ds && le32_to_cpu(p->ds[i].id) != id; i++)
-		;
-	if (i == p->nr_ds)
-		die("a layout's data server is not in the map", ENOENT);
+	i = put_ds_index(p, id);
+	if (i == p->nr_ds) {
+		/* a server that joined since: the map again, from scratch */
+		for (i = 0; i < p->nr_ds; i++)
+			if (p->ds_conn[i])
+				aifs_close(p->ds_conn[i]);
+		memset(p->ds_conn, 0, sizeof(p->ds_conn));
+		put_map(p);
+		i = put_ds_index(p, id);
+	}
+	if (i == p->nr_ds) {
+		fprintf(stderr, "aifs-put: data server %u of a layout is not "
+			"in the map of %d\n", id, p->nr_ds);
+		exit(1);
+	}
 	if (p->ds_conn[i])
 		return p->ds_conn[i];
 	a = &p->ds[i].addr;
