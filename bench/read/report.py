@@ -39,8 +39,12 @@ def table(head, rows):
 
 
 def main(results):
+    path = os.path.join(results, "meta")
     meta = dict(line.rstrip("\n").split("=", 1)
-                for line in open(os.path.join(results, "meta")))
+                for line in open(path)) if os.path.exists(path) else {}
+    if "systems" not in meta:
+        sys.exit("read-bench: the guest stopped before any run; see "
+                 + os.path.join(results, "1.out"))
     systems = meta["systems"].split()
     peers = [s for s in ("aifs", "nfs", "tmpfs") if s in systems]
     size = int(meta["small_size"])
@@ -61,10 +65,16 @@ def main(results):
           "(tmpfs: no readahead, its data is the page cache):" % meta["size_mib"])
     print()
     ra_kbs = [int(kb) for kb in meta["ra_kbs"].split()]
-    table(["read_ahead_kb"] + heads,
-          [[str(ra)] + cells(lambda r: r["bw_bytes"] / 1e6,
-                             lambda s: "seq-%s-%d" % (s, 0 if s == "tmpfs" else ra))
-           for ra in ra_kbs])
+    rows = []
+    for ra in ra_kbs:
+        name = lambda s: "seq-%s-%d" % (s, 0 if s == "tmpfs" else ra)
+        row = [str(ra)] + cells(lambda r: r["bw_bytes"] / 1e6, name)
+        got = {s: load(results, name(s)) for s in peers}
+        short = ["%s %d MiB" % (NAMES[s], got[s]["io_bytes"] >> 20)
+                 for s in peers if got[s] and
+                 got[s]["io_bytes"] < int(meta["size_mib"]) << 20]
+        rows.append(row + [", ".join(short) or "-"])
+    table(["read_ahead_kb"] + heads + ["read in the time limit"], rows)
 
     print("4 KiB random reads from a cold cache, IOPS, then latency "
           "p95 / p99 in microseconds:")
