@@ -155,8 +155,10 @@ say "data made"
 modprobe crc32c_intel 2>/dev/null || true
 load_aifs
 aifs_start
-meta crc32c "$(awk '$1 == "name" { n = $3 } $1 == "driver" && n == "crc32c" {
-	print $3; exit }' /proc/crypto)"
+# every crc32c driver with its priority: libcrc32c took the highest
+meta crc32c "$(awk '$1 == "name" { n = $3 } n != "crc32c" { next }
+	$1 == "driver" { d = $3 } $1 == "priority" { printf "%s(%s) ", d, $3 }' \
+	/proc/crypto)"
 say "aifs up, data put in ($(grep aifs_put "$OUT/meta"))"
 systems="aifs nfs tmpfs"
 # not in $(...): nfs_start sets NFS_BDI and the unmount at exit
