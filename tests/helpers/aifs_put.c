@@ -17,6 +17,13 @@
  *   aifs-put -s SECRETFILE -m MDSHOST:PORT -M
  *
  * prints the number of data servers the cluster map has UP instead.
+ *
+ *   aifs-put -s SECRETFILE -m MDSHOST:PORT -u FSUUID [-r REPLICAS] -b
+ *
+ * puts every "SRC DESTPATH" line of standard input (no spaces in either)
+ * over the same connections and prints how many: one process per file
+ * would pay a connection and a handshake per file, which for the ten
+ * thousand files of bench/read-bench is most of the time under TCG.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +46,8 @@ struct put {
 	struct aifs_conn *ds_conn[PUT_MAX_DS];
 	int nr_ds;
 	u8 fs_uuid[16];
+	char *buf;		/* one chunk, kept across the files of -b */
+	u32 buf_size;
 };
 
 static void die(const char *what, int err)
@@ -85,6 +94,15 @@ static int put_print_up(struct put *p)
 	return 0;
 }
 
+static int put_ds_index(struct put *p, u32 id)
+{
+	int i;
+
+	for (i = 0; i < p->nr_ds && le32_to_cpu(p->ds[i].id) != id; i++)
+		;
+	return i;
+}
+
 /* The connection to data server @id, opened on first use. */
 static struct aifs_conn *put_ds(struct put *p, u32 id)
 {
@@ -92,10 +110,21 @@ static struct aifs_conn *put_ds(struct put *p, u32 id)
 	const struct aifs_addr *a;
 	int i;
 
-	for (i = 0; i < p->nr_ds && le32_to_cpu(p->ds[i].id) != id; i++)
-		;
-	if (i == p->nr_ds)
-		die("a layout's data server is not in the map", ENOENT);
+	i = put_ds_index(p, id);
+	if (i == p->nr_ds) {
+		/* a server that joined since: the map again, from scratch */
+		for (i = 0; i < p->nr_ds; i++)
+			if (p->ds_conn[i])
+				aifs_close(p->ds_conn[i]);
+		memset(p->ds_conn, 0, sizeof(p->ds_conn));
+		put_map(p);
+		i = put_ds_index(p, id);
+	}
+	if (i == p->nr_ds) {
+		fprintf(stderr, "aifs-put: data server %u of a layout is not "
+			"in the map of %d\n", id, p->nr_ds);
+		exit(1);
+	}
 	if (p->ds_conn[i])
 		return p->ds_conn[i];
 	a = &p->ds[i].addr;
@@ -216,20 +245,77 @@ static void put_uuid(struct put *p, const char *text)
 	}
 }
 
-int main(int argc, char **argv)
+/* Put the file @src at @dest; returns its inode number. */
+static u64 put_file(struct put *p, const char *src, char *dest, int replicas)
 {
-	static struct put p;
-	const char *secret = NULL, *mds = NULL, *uuid = NULL;
-	char why[256], host[256], *port, *buf;
 	struct aifs_layout l;
 	struct timespec now;
 	struct aifs_attr attr;
 	u64 ino, handle, size = 0;
 	u32 chunk, index;
-	ssize_t n;
-	int opt, fd, err, replicas = 0, map_only = 0;
+	ssize_t n = 0;
+	int fd, err;
 
-	while ((opt = getopt(argc, argv, "s:m:u:r:M")) != -1) {
+	fd = open(src, O_RDONLY);
+	if (fd < 0)
+		die(src, errno);
+	ino = put_create(p, dest, &l, &handle, replicas);
+	chunk = le32_to_cpu(l.chunk_size);
+	if (chunk > p->buf_size) {
+		free(p->buf);
+		p->buf = malloc(chunk);
+		if (!p->buf)
+			die("malloc", ENOMEM);
+		p->buf_size = chunk;
+	}
+	for (index = 0;; index++) {
+		size_t got = 0;
+
+		while (got < chunk &&
+		       (n = read(fd, p->buf + got, chunk - got)) > 0)
+			got += n;
+		if (n < 0 && got < chunk)
+			die(src, errno);
+		if (!got)
+			break;
+		if (!all_zero(p->buf, got))
+			put_chunk(p, &l, ino, index, p->buf, got);
+		size += got;
+		if (got < chunk)
+			break;
+	}
+	close(fd);
+	clock_gettime(CLOCK_REALTIME, &now);
+	err = aifs_release(p->mds, &p->cred, ino, handle, size, &now, &attr);
+	if (err)
+		die("CLOSE", err);
+	return ino;
+}
+
+/* Every "SRC DESTPATH" line of standard input; prints how many. */
+static int put_batch(struct put *p, int replicas)
+{
+	char line[2 * 4096], src[4096], dest[4096];
+	unsigned long count = 0;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		if (sscanf(line, "%4095s %4095s", src, dest) != 2)
+			die("batch line is not SRC DESTPATH", EINVAL);
+		put_file(p, src, dest, replicas);
+		count++;
+	}
+	printf("%lu\n", count);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct put p;
+	const char *secret = NULL, *mds = NULL, *uuid = NULL;
+	char why[256], host[256], *port;
+	int opt, replicas = 0, map_only = 0, batch = 0;
+
+	while ((opt = getopt(argc, argv, "s:m:u:r:Mb")) != -1) {
 		if (opt == 's')
 			secret = optarg;
 		else if (opt == 'm')
@@ -238,15 +324,17 @@ int main(int argc, char **argv)
 			uuid = optarg;
 		else if (opt == 'M')
 			map_only = 1;
+		else if (opt == 'b')
+			batch = 1;
 		else if (opt == 'r')
 			replicas = atoi(optarg);
 		else
 			return 2;
 	}
 	if (!secret || !mds ||
-	    (!map_only && (!uuid || argc - optind != 2))) {
+	    (!map_only && (!uuid || argc - optind != (batch ? 0 : 2)))) {
 		fprintf(stderr, "usage: aifs-put -s SECRETFILE -m MDSHOST:PORT "
-			"[-r REPLICAS] SRC DESTPATH\n");
+			"-u FSUUID [-r REPLICAS] SRC DESTPATH | -b\n");
 		return 2;
 	}
 	if (aifs_secret_load(&p.secret, secret, why, sizeof(why))) {
@@ -261,37 +349,13 @@ int main(int argc, char **argv)
 	p.mds = put_connect(&p, host, port);
 	if (map_only)
 		return put_print_up(&p);
-	fd = open(argv[optind], O_RDONLY);
-	if (fd < 0)
-		die(argv[optind], errno);
 	if (aifs_cred_self(&p.cred))
 		die("credentials", EINVAL);
 	put_uuid(&p, uuid);
 	put_map(&p);
-	ino = put_create(&p, argv[optind + 1], &l, &handle, replicas);
-	chunk = le32_to_cpu(l.chunk_size);
-	buf = malloc(chunk);
-	if (!buf)
-		die("malloc", ENOMEM);
-	for (index = 0;; index++) {
-		size_t got = 0;
-
-		while (got < chunk && (n = read(fd, buf + got, chunk - got)) > 0)
-			got += n;
-		if (n < 0 && got < chunk)
-			die(argv[optind], errno);
-		if (!got)
-			break;
-		if (!all_zero(buf, got))
-			put_chunk(&p, &l, ino, index, buf, got);
-		size += got;
-		if (got < chunk)
-			break;
-	}
-	clock_gettime(CLOCK_REALTIME, &now);
-	err = aifs_release(p.mds, &p.cred, ino, handle, size, &now, &attr);
-	if (err)
-		die("CLOSE", err);
-	printf("%llu\n", (unsigned long long)ino);
+	if (batch)
+		return put_batch(&p, replicas);
+	printf("%llu\n", (unsigned long long)put_file(&p, argv[optind],
+						      argv[optind + 1], replicas));
 	return 0;
 }
