@@ -180,6 +180,9 @@ static void put_chunk(struct put *p, const struct aifs_layout *l, u64 ino,
 	struct aifs_chunk_rep rep;
 	int err, tries;
 
+	/* the MDS leaves a file without targets while no data server is up */
+	if (!width)
+		die("no data server to place the file on", -ENOSPC);
 	memcpy(id.fs_uuid, p->fs_uuid, sizeof(id.fs_uuid));
 	for (r = 1; r < width; r++)
 		w.replicas[r - 1] = le32_to_cpu(l->targets[g + r]);
