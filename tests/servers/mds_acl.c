@@ -19,12 +19,6 @@
 
 #include "mds_harness.h"
 
-#define EXPECT(expr, want) do {						\
-	int __r = (expr);						\
-	CHECK(__r == (want), "%s = %d (%s), want %d", #expr, __r,	\
-	      strerror(-__r), (want));					\
-} while (0)
-
 #define ROOT		AIFS_ROOT_INO
 #define ACCESS		"system.posix_acl_access"
 #define DEFAULT		"system.posix_acl_default"

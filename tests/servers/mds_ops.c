@@ -17,13 +17,6 @@
 
 
 
-/* @expr returns @want (0 or -errno). */
-#define EXPECT(expr, want) do {						\
-	int __r = (expr);						\
-	CHECK(__r == (want), "%s = %d (%s), want %d", #expr, __r,	\
-	      strerror(-__r), (want));					\
-} while (0)
-
 #define ROOT	AIFS_ROOT_INO
 
 static struct aifs_conn *conn;

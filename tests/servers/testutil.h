@@ -12,6 +12,7 @@
 #define AIFS_TESTUTIL_H
 
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -30,6 +31,13 @@ extern int test_failures;
 		printf("\n");						\
 		test_failures++;					\
 	}								\
+} while (0)
+
+/* @expr returns @want (0 or -errno). */
+#define EXPECT(expr, want) do {						\
+	int __r = (expr);						\
+	CHECK(__r == (want), "%s = %d (%s), want %d", #expr, __r,	\
+	      strerror(-__r), (want));					\
 } while (0)
 
 /*
