@@ -284,9 +284,9 @@ static int ds_forward_handler(struct aifs_request *req)
 }
 
 /* Cut chunk @r->id to @r->length; made durable (the MDS relies on it). */
-static int ds_truncate_chunk(struct aifs_request *req,
-			     const struct aifs_chunk_truncate_req *r)
+static int ds_truncate_chunk(struct aifs_request *req, const void *arg)
 {
+	const struct aifs_chunk_truncate_req *r = arg;
 	u32 length = le32_to_cpu(r->length);
 	struct ds_lock lock;
 	struct ds_chunk c;
@@ -336,6 +336,36 @@ static int ds_fence_check(struct ds *ds, u64 ino, u32 fence,
 	return done == fence - 1 ? 0 : -EAGAIN;
 }
 
+typedef int ds_fenced_fn(struct aifs_request *req, const void *arg);
+
+/*
+ * Apply @apply (a request on chunk @id) as part of truncation @fence of
+ * its inode: at once without a fence (0), else in order and once; @last
+ * records the truncation done.  Returns 1, applying nothing, when it was
+ * done already.
+ */
+static int ds_fenced(struct aifs_request *req, const struct aifs_chunk_id *id,
+		     u32 fence, bool last, ds_fenced_fn *apply, const void *arg)
+{
+	struct ds *ds = req->data;
+	u64 ino = le64_to_cpu(id->ino);
+	struct ds_lock lock;
+	int err;
+
+	err = ds_check_id(ds, id);
+	if (err)
+		return err;
+	if (!fence)
+		return apply(req, arg);
+	err = ds_fence_check(ds, ino, fence, &lock);
+	if (!err)
+		err = apply(req, arg);
+	if (!err && last)
+		err = ds_fence_store(ds, ino, fence);
+	ds_chunk_unlock(ds, &lock);
+	return err;
+}
+
 /*
  * CHUNK_TRUNCATE.  With a fence it comes first of that truncation's
  * requests here; its CHUNK_DELETE, the last, records it done, so a retry
@@ -344,54 +374,35 @@ static int ds_fence_check(struct ds *ds, u64 ino, u32 fence,
 static int ds_truncate(struct aifs_request *req)
 {
 	struct aifs_chunk_truncate_req r;
-	struct ds *ds = req->data;
-	struct ds_lock lock;
-	struct ds_chunk c = { .ds = ds };
-	u32 fence;
+	struct ds_chunk c = { .ds = req->data };
 	int err;
 
 	err = aifs_decode_chunk_truncate_req(req->payload, req->payload_len,
 					     &r, NULL);
 	if (!err)
-		err = ds_check_id(ds, &r.id);
-	if (err)
-		return err;
-	fence = le32_to_cpu(r.fence);
-	if (!fence)
-		return ds_truncate_chunk(req, &r);
-	err = ds_fence_check(ds, le64_to_cpu(r.id.ino), fence, &lock);
-	if (!err)
-		err = ds_truncate_chunk(req, &r);
-	else if (err > 0)
-		err = ds_reply_chunk(req, &c, 0);
-	ds_chunk_unlock(ds, &lock);
-	return err;
+		err = ds_fenced(req, &r.id, le32_to_cpu(r.fence), false,
+				ds_truncate_chunk, &r);
+	return err > 0 ? ds_reply_chunk(req, &c, 0) : err;
+}
+
+static int ds_delete_chunk(struct aifs_request *req, const void *arg)
+{
+	const struct aifs_chunk_delete_req *r = arg;
+
+	return ds_chunk_delete(req->data, &r->id, le32_to_cpu(r->flags));
 }
 
 /* CHUNK_DELETE; with a fence, the last request of that truncation. */
 static int ds_delete(struct aifs_request *req)
 {
 	struct aifs_chunk_delete_req r;
-	struct ds *ds = req->data;
-	struct ds_lock lock;
-	u32 fence;
 	int err;
 
 	err = aifs_decode_chunk_delete_req(req->payload, req->payload_len, &r,
 					   NULL);
 	if (!err)
-		err = ds_check_id(ds, &r.id);
-	if (err)
-		return err;
-	fence = le32_to_cpu(r.fence);
-	if (!fence)
-		return ds_chunk_delete(ds, &r.id, le32_to_cpu(r.flags));
-	err = ds_fence_check(ds, le64_to_cpu(r.id.ino), fence, &lock);
-	if (!err)
-		err = ds_chunk_delete(ds, &r.id, le32_to_cpu(r.flags));
-	if (!err)
-		err = ds_fence_store(ds, le64_to_cpu(r.id.ino), fence);
-	ds_chunk_unlock(ds, &lock);
+		err = ds_fenced(req, &r.id, le32_to_cpu(r.fence), true,
+				ds_delete_chunk, &r);
 	return err > 0 ? 0 : err;
 }
 
