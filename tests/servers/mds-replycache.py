@@ -106,6 +106,14 @@ def call_ok(peer, opcode, payload, **kw):
     return rep
 
 
+def client_of(srv):
+    """Start @srv: a connection of the client to it."""
+    srv.start()
+    p = srv.peer()
+    handshake(p)
+    return p
+
+
 def create(peer, name):
     """Create and open @name in the root: (ino, handle)."""
     rep = call_ok(peer, OP_CREATE, create_req(name))
@@ -163,9 +171,7 @@ def test_retry_answered_from_cache():
 
 def test_read_open_commits_nothing():
     with Mds() as srv:
-        srv.start()
-        p = srv.peer()
-        handshake(p)
+        p = client_of(srv)
         ino, handle = create(p, b"f")
         call_ok(p, OP_CLOSE, close_req(ino, handle))
         before = srv.db_state()
@@ -186,9 +192,7 @@ def test_read_open_commits_nothing():
 
 def test_read_open_retried():
     with Mds() as srv:
-        srv.start()
-        p = srv.peer()
-        handshake(p)
+        p = client_of(srv)
         ino, created = create(p, b"g")
         rep1 = call_ok(p, OP_OPEN, open_req(ino), request_id=1000)
         assert call_ok(p, OP_OPEN, open_req(ino), request_id=1000) == rep1
@@ -216,9 +220,7 @@ def test_read_open_retried():
 def test_memory_cache_bounded():
     """reply_memory_mib = 1 holds about 2000 OPEN replies: the oldest go."""
     with Mds(settings={"reply_memory_mib": "1"}) as srv:
-        srv.start()
-        p = srv.peer()
-        handshake(p)
+        p = client_of(srv)
         ino, _ = create(p, b"h")
         first = call_ok(p, OP_OPEN, open_req(ino), request_id=10000)
         for i in range(1, 3000):
@@ -235,9 +237,7 @@ def test_open_after_unlink_in_a_batch():
     UNLINK is on disk, whatever op ended its batch."""
     names = [b"u%d" % i for i in range(32)]
     with Mds() as srv:
-        srv.start()
-        p = srv.peer()
-        handshake(p)
+        p = client_of(srv)
         inos = [create(p, name)[0] for name in names]
         burst = b""
         for i, name in enumerate(names):
