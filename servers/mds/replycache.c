@@ -58,8 +58,9 @@ struct reply_rec {
 struct reply_mem {
 	struct reply_key key;		/* first: the key of the tree */
 	struct aifs_list link;		/* in struct mds_replies.age */
-	size_t len;			/* of the payload after @rec */
+	size_t len;			/* of @payload */
 	struct reply_rec rec;
+	u8 payload[];
 };
 
 struct mds_replies {
@@ -174,7 +175,7 @@ int mds_reply_cached(struct mds_txn *t, struct aifs_request *req)
 
 	reply_key(req, &key);
 	m = reply_mem_find(t->mds->replies, &key);
-	err = m ? reply_use(req, &m->rec, &m->rec + 1, m->len) : -ENOENT;
+	err = m ? reply_use(req, &m->rec, m->payload, m->len) : -ENOENT;
 	if (err != -ENOENT)
 		return err;
 	err = mds_db_get(t, MDS_DB_REPLIES, &key, sizeof(key), &v);
@@ -209,7 +210,7 @@ static int reply_store_mem(struct mds_txn *t, const struct aifs_request *req)
 	reply_key(req, &m->key);
 	m->len = req->reply_len;
 	m->rec = reply_rec(t, req);
-	memcpy(&m->rec + 1, req->reply, req->reply_len);
+	memcpy(m->payload, req->reply, req->reply_len);
 	old = reply_mem_find(r, &m->key);
 	if (old)
 		reply_mem_drop(r, old);		/* an id reused */
