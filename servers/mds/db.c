@@ -107,20 +107,45 @@ int mds_db_get(struct mds_txn *t, enum mds_dbi db, const void *key,
 	return mds_db_errno(mdb_get(t->txn, t->mds->dbi[db], &k, val));
 }
 
+/* Whether @key already holds @val, byte for byte. */
+static bool db_holds(struct mds_txn *t, enum mds_dbi db, MDB_val *k,
+		     const MDB_val *v)
+{
+	MDB_val old;
+
+	if (mdb_get(t->txn, t->mds->dbi[db], k, &old))
+		return false;
+	return old.mv_size == v->mv_size &&
+		(!v->mv_size || !memcmp(old.mv_data, v->mv_data, v->mv_size));
+}
+
+/*
+ * A record rewritten as it is (an inode opened for writing that already
+ * has its targets) is not put: it would dirty the transaction and cost
+ * its batch a durable commit for nothing (writer.c).
+ */
 int mds_db_put(struct mds_txn *t, enum mds_dbi db, const void *key,
 	       size_t klen, const void *val, size_t vlen, unsigned int flags)
 {
 	MDB_val k = mds_val(key, klen), v = mds_val(val, vlen);
+	int rc;
 
-	return mds_db_errno(mdb_put(t->txn, t->mds->dbi[db], &k, &v, flags));
+	if (!flags && db_holds(t, db, &k, &v))
+		return 0;
+	rc = mdb_put(t->txn, t->mds->dbi[db], &k, &v, flags);
+	t->changed |= !rc;
+	return mds_db_errno(rc);
 }
 
 int mds_db_del(struct mds_txn *t, enum mds_dbi db, const void *key,
 	       size_t klen)
 {
 	MDB_val k = mds_val(key, klen);
+	int rc;
 
-	return mds_db_errno(mdb_del(t->txn, t->mds->dbi[db], &k, NULL));
+	rc = mdb_del(t->txn, t->mds->dbi[db], &k, NULL);
+	t->changed |= !rc;
+	return mds_db_errno(rc);
 }
 
 int mds_db_cursor(struct mds_txn *t, enum mds_dbi db, MDB_cursor **cur)
@@ -142,6 +167,7 @@ int mds_db_del_prefix(struct mds_txn *t, enum mds_dbi db, const void *prefix,
 	rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
 	while (!rc && k.mv_size >= plen && !memcmp(k.mv_data, prefix, plen)) {
 		rc = mdb_cursor_del(cur, 0);
+		t->changed |= !rc;
 		if (!rc)
 			rc = mdb_cursor_get(cur, &k, &v, MDB_GET_CURRENT);
 	}

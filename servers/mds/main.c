@@ -25,6 +25,8 @@ static const struct aifs_setting mds_settings[] = {
 			 heartbeat_grace_ms, "10000", 20, 3600000),
 	AIFS_SETTING_INT("reply_cache_seconds", struct mds_config,
 			 reply_cache_seconds, "600", 1, 86400),
+	AIFS_SETTING_INT("reply_memory_mib", struct mds_config,
+			 reply_memory_mib, "64", 1, 65536),
 	AIFS_SETTING_INT("open_grace_ms", struct mds_config, open_grace_ms,
 			 "60000", 0, 3600000),
 	AIFS_SETTING_INT("default_replicas", struct mds_config,
@@ -154,6 +156,8 @@ static int mds_serve(struct mds *mds)
 	if (!err)
 		err = mds_opens_create(mds);
 	if (!err)
+		err = mds_replies_create(mds);
+	if (!err)
 		err = aifs_server_create(&mds->cfg->server, mds, &mds->srv);
 	if (err)
 		return err;
@@ -204,6 +208,7 @@ static int mds_main(void *data)
 		break;
 	}
 	mds_opens_destroy(mds);
+	mds_replies_destroy(mds);
 	mds_map_destroy(mds);
 	mds_db_close(mds);
 	if (err < 0)

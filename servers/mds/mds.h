@@ -31,6 +31,7 @@ struct mds_config {
 	int heartbeat_ms;
 	int heartbeat_grace_ms;
 	int reply_cache_seconds;
+	int reply_memory_mib;
 	int open_grace_ms;
 	int default_replicas;
 	int default_stripe_count;
@@ -79,6 +80,7 @@ struct mds {
 	struct mds_writer *writer;
 	struct mds_map *map;
 	struct mds_opens *opens;
+	struct mds_replies *replies;	/* replies of ops that wrote nothing */
 	struct mds_drainer *drainer;
 	bool chunkq_queued;		/* the batch queued chunk jobs */
 };
@@ -89,6 +91,7 @@ struct mds_txn {
 	MDB_txn *txn;
 	s64 now;		/* ns, CLOCK_REALTIME */
 	u64 cut_job;		/* a truncation queued: its reply waits for it */
+	bool changed;		/* something was written (mds_db_put/del) */
 };
 
 int mds_db_open(struct mds *mds, bool create);
@@ -342,6 +345,8 @@ void mds_write_async(struct mds *mds, mds_apply_fn *apply, void *arg);
 void mds_client_key(u64 session_id, const u8 client_uuid[16],
 		    u8 key[MDS_CLIENT_KEY_SIZE]);
 
+int mds_replies_create(struct mds *mds);
+void mds_replies_destroy(struct mds *mds);
 int mds_reply_cached(struct mds_txn *t, struct aifs_request *req);
 int mds_reply_store(struct mds_txn *t, const struct aifs_request *req);
 int mds_reply_prune(struct mds_txn *t);

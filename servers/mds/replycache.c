@@ -15,8 +15,19 @@
  *
  * "reply_age" indexes the entries by time so that the writer's chores
  * can drop the old ones in order.
+ *
+ * A change that wrote nothing to the database (an OPEN for reading, the
+ * CLOSE of such an open: the opens live in memory only) keeps its reply
+ * in memory instead, so that its batch commits nothing and costs no
+ * fsync.  A retry within the server's life still gets the same handle;
+ * after a restart the entry is gone with the opens it spoke of.  Memory
+ * entries go at the same age as the others, and the oldest first once
+ * they take more than reply_memory_mib.  Only the writer thread uses
+ * them.
  */
 #include <endian.h>
+#include <search.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +54,21 @@ struct reply_rec {
 	/* the reply's payload follows */
 };
 
+/* A reply kept in memory: the record of "replies", and its key. */
+struct reply_mem {
+	struct reply_key key;		/* first: the key of the tree */
+	struct aifs_list link;		/* in struct mds_replies.age */
+	size_t len;			/* of @payload */
+	struct reply_rec rec;
+	u8 payload[];
+};
+
+struct mds_replies {
+	void *tree;			/* tsearch tree of struct reply_mem */
+	struct aifs_list age;		/* oldest first */
+	size_t bytes;
+};
+
 void mds_client_key(u64 session_id, const u8 client_uuid[16],
 		    u8 key[MDS_CLIENT_KEY_SIZE])
 {
@@ -67,36 +93,140 @@ static u32 request_crc(const struct aifs_request *req)
 	return aifs_crc32c(req->payload, req->payload_len);
 }
 
-/* 0 and @req's reply set when it was answered before, else -ENOENT. */
-int mds_reply_cached(struct mds_txn *t, struct aifs_request *req)
+static int reply_mem_cmp(const void *a, const void *b)
 {
-	struct reply_key key;
-	struct reply_rec rec;
-	size_t len;
-	MDB_val v;
-	int err;
+	return memcmp(a, b, sizeof(struct reply_key));
+}
 
-	reply_key(req, &key);
-	err = mds_db_get(t, MDS_DB_REPLIES, &key, sizeof(key), &v);
-	if (err)
-		return err;
-	if (v.mv_size < sizeof(rec))
-		return -EIO;
-	memcpy(&rec, v.mv_data, sizeof(rec));
-	if (rec.opcode != req->opcode || rec.request_crc != request_crc(req))
+int mds_replies_create(struct mds *mds)
+{
+	mds->replies = calloc(1, sizeof(*mds->replies));
+	if (!mds->replies)
+		return -ENOMEM;
+	aifs_list_init(&mds->replies->age);
+	return 0;
+}
+
+void mds_replies_destroy(struct mds *mds)
+{
+	if (!mds->replies)
+		return;
+	tdestroy(mds->replies->tree, free);
+	free(mds->replies);
+	mds->replies = NULL;
+}
+
+static struct reply_mem *reply_mem_find(struct mds_replies *r,
+					const struct reply_key *key)
+{
+	void **node = tfind(key, &r->tree, reply_mem_cmp);
+
+	return node ? *node : NULL;
+}
+
+static void reply_mem_drop(struct mds_replies *r, struct reply_mem *m)
+{
+	tdelete(m, &r->tree, reply_mem_cmp);
+	aifs_list_del(&m->link);
+	r->bytes -= sizeof(*m) + m->len;
+	free(m);
+}
+
+/* Drop memory entries older than @limit, then beyond @max bytes. */
+static void reply_mem_prune(struct mds_replies *r, s64 limit, size_t max)
+{
+	struct reply_mem *m;
+
+	while (!aifs_list_empty(&r->age)) {
+		m = aifs_list_first(&r->age, struct reply_mem, link);
+		if (m->rec.time >= limit && r->bytes <= max)
+			break;
+		reply_mem_drop(r, m);
+	}
+}
+
+/*
+ * @req's reply from @rec, followed by @len bytes of payload, when @rec
+ * was stored for this very request; else -ENOENT.
+ */
+static int reply_use(struct aifs_request *req, const struct reply_rec *rec,
+		     const void *payload, size_t len)
+{
+	if (rec->opcode != req->opcode || rec->request_crc != request_crc(req))
 		return -ENOENT;		/* an id reused: a new request */
-	len = v.mv_size - sizeof(rec);
 	req->reply = len ? malloc(len) : NULL;
 	if (len && !req->reply)
 		return -ENOMEM;
-	memcpy(req->reply, (u8 *)v.mv_data + sizeof(rec), len);
+	memcpy(req->reply, payload, len);
 	req->reply_len = len;
 	aifs_dbg("request %llu answered from the reply cache",
 		 (unsigned long long)req->request_id);
 	return 0;
 }
 
-int mds_reply_store(struct mds_txn *t, const struct aifs_request *req)
+/* 0 and @req's reply set when it was answered before, else -ENOENT. */
+int mds_reply_cached(struct mds_txn *t, struct aifs_request *req)
+{
+	struct reply_mem *m;
+	struct reply_key key;
+	struct reply_rec rec;
+	MDB_val v;
+	int err;
+
+	reply_key(req, &key);
+	m = reply_mem_find(t->mds->replies, &key);
+	err = m ? reply_use(req, &m->rec, m->payload, m->len) : -ENOENT;
+	if (err != -ENOENT)
+		return err;
+	err = mds_db_get(t, MDS_DB_REPLIES, &key, sizeof(key), &v);
+	if (err)
+		return err;
+	if (v.mv_size < sizeof(rec))
+		return -EIO;
+	memcpy(&rec, v.mv_data, sizeof(rec));
+	return reply_use(req, &rec, (u8 *)v.mv_data + sizeof(rec),
+			 v.mv_size - sizeof(rec));
+}
+
+static struct reply_rec reply_rec(const struct mds_txn *t,
+				  const struct aifs_request *req)
+{
+	return (struct reply_rec){
+		.time = t->now,
+		.request_crc = request_crc(req),
+		.opcode = req->opcode,
+	};
+}
+
+/* The reply of a change that wrote nothing: into memory. */
+static int reply_store_mem(struct mds_txn *t, const struct aifs_request *req)
+{
+	struct mds_replies *r = t->mds->replies;
+	struct reply_mem *m, *old;
+
+	m = malloc(sizeof(*m) + req->reply_len);
+	if (!m)
+		return -ENOMEM;
+	reply_key(req, &m->key);
+	m->len = req->reply_len;
+	m->rec = reply_rec(t, req);
+	memcpy(m->payload, req->reply, req->reply_len);
+	old = reply_mem_find(r, &m->key);
+	if (old)
+		reply_mem_drop(r, old);		/* an id reused */
+	if (!tsearch(m, &r->tree, reply_mem_cmp)) {
+		free(m);
+		return -ENOMEM;
+	}
+	aifs_list_add_tail(&m->link, &r->age);
+	r->bytes += sizeof(*m) + m->len;
+	reply_mem_prune(r, INT64_MIN,
+			(size_t)t->mds->cfg->reply_memory_mib << 20);
+	return 0;
+}
+
+/* The reply of a change: with it in the database. */
+static int reply_store_db(struct mds_txn *t, const struct aifs_request *req)
 {
 	struct reply_age_key age = { .time = htobe64(t->now) };
 	size_t len = sizeof(struct reply_rec) + req->reply_len;
@@ -113,13 +243,18 @@ int mds_reply_store(struct mds_txn *t, const struct aifs_request *req)
 	if (err)
 		return err;
 	rec = v.mv_data;
-	*rec = (struct reply_rec){
-		.time = t->now,
-		.request_crc = request_crc(req),
-		.opcode = req->opcode,
-	};
+	*rec = reply_rec(t, req);
 	memcpy(rec + 1, req->reply, req->reply_len);
 	return mds_db_put(t, MDS_DB_REPLY_AGE, &age, sizeof(age), NULL, 0, 0);
+}
+
+/*
+ * Keep the reply of the change @t carried, where the change is: in the
+ * database when it wrote anything, else in memory.
+ */
+int mds_reply_store(struct mds_txn *t, const struct aifs_request *req)
+{
+	return t->changed ? reply_store_db(t, req) : reply_store_mem(t, req);
 }
 
 /* Drop entries older than reply_cache_seconds, oldest first. */
@@ -131,6 +266,7 @@ int mds_reply_prune(struct mds_txn *t)
 	MDB_val k, v;
 	int rc, err, n;
 
+	reply_mem_prune(t->mds->replies, limit, SIZE_MAX);
 	err = mds_db_cursor(t, MDS_DB_REPLY_AGE, &cur);
 	if (err)
 		return err;
@@ -148,6 +284,7 @@ int mds_reply_prune(struct mds_txn *t)
 			break;
 		err = 0;
 		rc = mdb_cursor_del(cur, 0);
+		t->changed |= !rc;
 		if (!rc)
 			rc = mdb_cursor_get(cur, &k, &v, MDB_GET_CURRENT);
 	}

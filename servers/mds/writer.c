@@ -12,6 +12,14 @@
  * transaction, so a retried request is answered with the reply of its
  * first run and never applied twice.
  *
+ * An op that wrote nothing (an OPEN for reading: opens live in memory)
+ * keeps its reply in memory (replycache.c), so that a batch of such ops
+ * leaves its transaction clean, and LMDB commits a clean transaction
+ * without writing or syncing anything.  The batch is committed all the
+ * same, and every reply still waits for it: an op that wrote nothing may
+ * have read what another op of the batch wrote (an OPEN after an
+ * UNLINK), which must be on disk before anyone hears of it.
+ *
  * Between batches (at least every quarter of heartbeat_grace_ms) the
  * writer does the server's own chores: data servers gone silent go
  * offline, old reply cache entries go.
