@@ -244,14 +244,13 @@ int aifs_auth_init(void);
 /**
  * struct aifs_session - a mount's authenticated session with its MDS
  * @connect_lock: one reconnect at a time
- * @lock: guards @conn, @server, @version, @id, @gen and @down
+ * @lock: guards @conn, @server, @version, @id and @down
  * @conn: the connection, NULL until aifs_session_open() succeeds; replaced
  *	by a new one after it failed
  * @net: network namespace of the connections
  * @server: address of the server, for sysfs and messages
  * @version: negotiated protocol version
  * @id: the server's session id
- * @gen: connections made so far; 1 for the first
  * @down: "not responding" was said, "OK" is owed
  * @closing: umount began: no more dialing
  * @fs_uuid: the file system served; every connection must serve it
@@ -265,7 +264,6 @@ struct aifs_session {
 	struct sockaddr_storage server;
 	u16 version;
 	u64 id;
-	unsigned int gen;
 	bool down;
 	bool closing;
 	u8 fs_uuid[16];

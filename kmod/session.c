@@ -48,16 +48,13 @@ static unsigned long aifs_timeout(struct aifs_fs_info *fsi)
 }
 
 /* The session's connection with a reference, or NULL when it has failed. */
-static struct aifs_conn *aifs_session_live(struct aifs_session *s,
-					   unsigned int *gen)
+static struct aifs_conn *aifs_session_live(struct aifs_session *s)
 {
 	struct aifs_conn *conn = NULL;
 
 	spin_lock(&s->lock);
-	if (!aifs_conn_error(s->conn)) {
+	if (!aifs_conn_error(s->conn))
 		conn = aifs_conn_get(s->conn);
-		*gen = s->gen;
-	}
 	spin_unlock(&s->lock);
 	return conn;
 }
@@ -78,9 +75,8 @@ static void aifs_keepalive(struct work_struct *work)
 	struct aifs_session *s = &fsi->session;
 	unsigned long timeout = aifs_timeout(fsi);
 	struct aifs_conn *conn;
-	unsigned int gen;
 
-	conn = aifs_session_live(s, &gen);
+	conn = aifs_session_live(s);
 	if (conn) {
 		aifs_conn_call(conn, AIFS_OP_PING, NULL, 0, NULL, 0, timeout);
 		aifs_conn_put(conn);
@@ -185,7 +181,6 @@ static struct aifs_conn *aifs_session_install(struct aifs_session *s,
 	s->server = conn->addr;
 	s->version = hs->version;
 	s->id = hs->session_id;
-	s->gen++;
 	was_down = s->down;
 	s->down = false;
 	spin_unlock(&s->lock);
@@ -216,31 +211,31 @@ static struct aifs_conn *aifs_session_redial(struct aifs_fs_info *fsi,
 }
 
 /*
- * A working connection with a reference and its generation in @gen:
- * the session's, or a new one when that has failed (@dialed says so).
+ * A working connection with a reference: the session's, or a new one when
+ * that has failed (@dialed says so).
  */
 static struct aifs_conn *aifs_session_connect(struct aifs_fs_info *fsi,
 					      unsigned long timeout,
-					      unsigned int *gen, bool *dialed)
+					      bool *dialed)
 {
 	struct aifs_session *s = &fsi->session;
 	struct aifs_conn *conn;
 
 	*dialed = false;
-	conn = aifs_session_live(s, gen);
+	conn = aifs_session_live(s);
 	if (conn)
 		return conn;
 	if (mutex_lock_killable(&s->connect_lock))
 		return ERR_PTR(-EINTR);
 	/* another task may have reconnected while we waited */
-	conn = aifs_session_live(s, gen);
+	conn = aifs_session_live(s);
 	if (!conn && READ_ONCE(s->closing)) {
 		conn = ERR_PTR(-ESHUTDOWN);
 	} else if (!conn) {
 		*dialed = true;
 		conn = aifs_session_redial(fsi, timeout);
 		if (!IS_ERR(conn))
-			conn = aifs_session_live(s, gen);
+			conn = aifs_session_live(s);
 		/* failed already: the next try dials again */
 		if (!conn)
 			conn = ERR_PTR(-ECONNRESET);
@@ -335,10 +330,9 @@ static int aifs_session_call_once(struct aifs_fs_info *fsi, u16 op,
 				  u32 reply_size)
 {
 	struct aifs_conn *conn;
-	unsigned int gen;
 	int ret;
 
-	conn = aifs_session_live(&fsi->session, &gen);
+	conn = aifs_session_live(&fsi->session);
 	if (!conn)
 		return -ENOTCONN;
 	ret = aifs_conn_call(conn, op, payload, len, reply, reply_size,
@@ -367,7 +361,7 @@ int aifs_session_call(struct aifs_fs_info *fsi, u16 op, const void *payload,
 		      u32 len, void *reply, u32 reply_size, bool once)
 {
 	struct aifs_session *s = &fsi->session;
-	unsigned int try, tries = aifs_session_tries(fsi), used;
+	unsigned int try, tries = aifs_session_tries(fsi);
 	unsigned long timeout, deadline;
 	struct aifs_conn *conn;
 	u32 id = aifs_conn_new_id();
@@ -380,7 +374,7 @@ int aifs_session_call(struct aifs_fs_info *fsi, u16 op, const void *payload,
 	for (try = 1;; try++) {
 		timeout = aifs_timeout(fsi);
 		deadline = jiffies + timeout;
-		conn = aifs_session_connect(fsi, timeout, &used, &dialed);
+		conn = aifs_session_connect(fsi, timeout, &dialed);
 		if (IS_ERR(conn)) {
 			ret = PTR_ERR(conn);
 			if (ret == -EINTR || ret == -ENOMEM || ret == -ESHUTDOWN)
