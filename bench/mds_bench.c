@@ -249,7 +249,12 @@ int main(int argc, char **argv)
 			"usage: [AIFS_BENCH_THREADS=\"1 4 16\"] aifs-mds-bench [INODES [LOCAL_DIR...]]  (INODES >= 16, 1..16 threads)\n");
 		return 2;
 	}
-	if (mds_harness_init(&h, "worker_threads = 16\nmax_inflight = 256\n") ||
+	/*
+	 * The tests' 1 GiB map is full before 10^6 inodes and the reply
+	 * cache of the last reply_cache_seconds; the default is 64 GiB.
+	 */
+	if (mds_harness_init(&h, "worker_threads = 16\nmax_inflight = 256\n"
+				 "map_size_mib = 65536\n") ||
 	    mds_harness_start(&h) || mds_harness_connect(&h, &tg.conn)) {
 		fprintf(stderr, "cannot start aifs-mds (%s)\n", h.srv.dir);
 		return 1;

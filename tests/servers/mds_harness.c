@@ -19,6 +19,9 @@ int mds_harness_run(struct mds_harness *h, const char *args)
 
 int mds_harness_init(struct mds_harness *h, const char *conf)
 {
+	/* a 1 GiB map unless @conf sets one (the config refuses two) */
+	const char *map = strstr(conf, "map_size_mib") ? "" :
+			  "map_size_mib = 1024\n";
 	char text[2048];
 
 	test_init();
@@ -28,8 +31,8 @@ int mds_harness_init(struct mds_harness *h, const char *conf)
 	snprintf(text, sizeof(text),
 		 "listen_address = 127.0.0.1\nlisten_port = 0\n"
 		 "secret_file = %s/secret\ndb_path = %s/db\n"
-		 "map_size_mib = 1024\nio_timeout = 5\n%s",
-		 test_dir, h->srv.dir, conf);
+		 "%sio_timeout = 5\n%s",
+		 test_dir, h->srv.dir, map, conf);
 	test_server_write_config(&h->srv, text);
 	test_load_secret(&h->secret, TEST_SECRET);
 	return mds_harness_run(h, "--format") ? -EIO : 0;
