@@ -4,6 +4,7 @@
 #   make deps         install every package building, testing and the demo need
 #   make test         unit, server, VM and fault tests; ends "N passed, N failed"
 #   make test-unit | test-servers | test-vm | test-faults   one layer
+#   make test-long    aifs-fsx, 200,000 ops per mode (Documentation/testing-tools.md)
 #   make bench        benchmarks, side by side with peers (Documentation/performance.md)
 #   make demo         the main job, shown
 #   make install      install (DESTDIR honoured)
@@ -36,7 +37,7 @@ include libproto/build.mk
 include tests/build.mk
 
 .PHONY: all kmod user fuzz test-kmods deps test test-unit test-servers test-vm \
-	test-faults bench demo install clean vm-shell check-kernel-headers
+	test-faults test-long bench demo install clean vm-shell check-kernel-headers
 
 all: kmod user
 
@@ -91,6 +92,9 @@ test-vm: all test-kmods
 
 test-faults: all
 	@scripts/run-tests faults
+
+test-long: user
+	@AIFS_FSX_OPS=200000 tests/unit/fsx-local.sh
 
 bench: deps all
 	@scripts/run-bench
