@@ -35,6 +35,8 @@
 
 #include <aifs/aifs_user.h>
 
+#define __maybe_unused	__attribute__((unused))
+
 #define FSX_LOG_TAIL	64	/* ops printed on a mismatch */
 #define FSX_WINDOW	16	/* bytes shown around a mismatch */
 
@@ -363,44 +365,33 @@ static void fsx_check(const struct fsx *f, const u8 *buf, u64 off, u64 len,
 }
 
 /*
- * pread until @len bytes or the end of the file.  An O_DIRECT read ends at
- * a short read that leaves the position unaligned (the end of the file).
+ * @op's pread or pwrite, buffered or direct, until all its bytes or for a
+ * read the end of the file: an O_DIRECT read ends at a short read that
+ * leaves the position unaligned.
  */
-static u64 fsx_pread(const struct fsx *f, int fd, u8 *buf, u64 len, u64 off,
-		     u64 align)
+static u64 fsx_io(const struct fsx *f, bool write, const struct fsx_op *op)
 {
-	u64 done = 0;
+	int fd = op->way == WAY_DIRECT ? f->dfd : f->fd;
+	u64 align = op->way == WAY_DIRECT ? f->align : 1, done = 0;
+	u8 *buf = f->buf;
 	ssize_t n;
 
-	while (done < len) {
-		n = pread(fd, buf + done, len - done, off + done);
+	while (done < op->len) {
+		n = write ? pwrite(fd, buf + done, op->len - done,
+				   op->off + done) :
+			    pread(fd, buf + done, op->len - done,
+				  op->off + done);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
-			fsx_fail_sys(f, "pread");
-		if (n == 0)
+		if (n < 0 || (!n && write))
+			fsx_fail_sys(f, write ? "pwrite" : "pread");
+		if (!n)
 			break;
 		done += n;
 		if (done % align)
 			break;
 	}
 	return done;
-}
-
-static void fsx_pwrite(const struct fsx *f, int fd, const u8 *buf, u64 len,
-		       u64 off)
-{
-	u64 done = 0;
-	ssize_t n;
-
-	while (done < len) {
-		n = pwrite(fd, buf + done, len - done, off + done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			fsx_fail_sys(f, "pwrite");
-		done += n;
-	}
 }
 
 /* memcpy to or from the map; false if the file ended under it. */
@@ -429,26 +420,19 @@ static void fsx_map_fault(const struct fsx *f)
 	fsx_fail(f);
 }
 
-static void fsx_read(struct fsx *f, const struct fsx_op *op)
+static void fsx_read(struct fsx *f, struct fsx_op *op)
 {
 	u64 got;
 
-	if (op->way != WAY_MMAP)
-		fsx_map_sync(f);
-	switch (op->way) {
-	case WAY_BUFFERED:
-		got = fsx_pread(f, f->fd, f->buf, op->len, op->off, 1);
-		break;
-	case WAY_DIRECT:
-		got = fsx_pread(f, f->dfd, f->buf, op->len, op->off,
-				f->align);
-		break;
-	default:
-		/* a map cannot see the end of the file: the stat op checks it */
+	if (op->way == WAY_MMAP) {
+		/* a map cannot see the end of the file: stat ops check it */
 		got = op->off < f->size ?
 		      min_u64(op->len, f->size - op->off) : 0;
 		if (!fsx_map_copy(f->buf, f->map + op->off, got))
 			fsx_map_fault(f);
+	} else {
+		fsx_map_sync(f);
+		got = fsx_io(f, false, op);
 	}
 	fsx_check(f, f->buf, op->off, op->len, got);
 }
@@ -463,29 +447,29 @@ static void fsx_shadow_resize(struct fsx *f, u64 size)
 	f->size = size;
 }
 
-static void fsx_truncate(struct fsx *f, u64 size)
+static void fsx_resize(struct fsx *f, u64 size)
 {
 	if (ftruncate(f->fd, size))
 		fsx_fail_sys(f, "ftruncate");
 	fsx_shadow_resize(f, size);
 }
 
-static void fsx_write(struct fsx *f, const struct fsx_op *op)
+static void fsx_truncate(struct fsx *f, struct fsx_op *op)
+{
+	fsx_resize(f, op->len);
+}
+
+static void fsx_write(struct fsx *f, struct fsx_op *op)
 {
 	u64 i, end = op->off + op->len;
 
 	fsx_pattern(f->buf, f->nr, op->off, op->len);
-	switch (op->way) {
-	case WAY_BUFFERED:
-		fsx_pwrite(f, f->fd, f->buf, op->len, op->off);
-		break;
-	case WAY_DIRECT:
-		fsx_pwrite(f, f->dfd, f->buf, op->len, op->off);
-		break;
-	default:
+	if (op->way != WAY_MMAP) {
+		fsx_io(f, true, op);
+	} else {
 		/* a map cannot extend the file */
 		if (end > f->size)
-			fsx_truncate(f, end);
+			fsx_resize(f, end);
 		if (!fsx_map_copy(f->map + op->off, f->buf, op->len))
 			fsx_map_fault(f);
 		f->map_dirty = true;
@@ -530,7 +514,7 @@ static void fsx_punch(struct fsx *f, struct fsx_op *op)
 	memset(f->writer + op->off, 0, (end - op->off) * sizeof(u32));
 }
 
-static void fsx_sync(struct fsx *f, const struct fsx_op *op)
+static void fsx_sync(struct fsx *f, struct fsx_op *op)
 {
 	fsx_map_sync(f);
 	if (op->flags & FSX_DATASYNC ? fdatasync(f->fd) : fsync(f->fd))
@@ -538,7 +522,7 @@ static void fsx_sync(struct fsx *f, const struct fsx_op *op)
 			     "fsync");
 }
 
-static void fsx_stat(const struct fsx *f)
+static void fsx_stat(struct fsx *f, struct fsx_op *op __maybe_unused)
 {
 	struct stat st;
 
@@ -602,7 +586,7 @@ static void fsx_close(struct fsx *f)
 }
 
 /* Close, and open again: through the other path in mode two. */
-static void fsx_reopen(struct fsx *f)
+static void fsx_reopen(struct fsx *f, struct fsx_op *op __maybe_unused)
 {
 	fsx_close(f);
 	if (f->mode == MODE_TWO)
@@ -644,6 +628,13 @@ static void fsx_inject(const struct fsx *f)
 	close(fd);
 }
 
+static void (*const fsx_do[OP_NR])(struct fsx *f, struct fsx_op *op) = {
+	[OP_READ] = fsx_read, [OP_WRITE] = fsx_write,
+	[OP_TRUNCATE] = fsx_truncate, [OP_FALLOC] = fsx_falloc,
+	[OP_PUNCH] = fsx_punch, [OP_SYNC] = fsx_sync, [OP_REOPEN] = fsx_reopen,
+	[OP_STAT] = fsx_stat,
+};
+
 /* Log @op as the next op and run it. */
 static void fsx_run(struct fsx *f, const struct fsx_op *op)
 {
@@ -670,31 +661,7 @@ static void fsx_run(struct fsx *f, const struct fsx_op *op)
 		e->flags |= FSX_SKIPPED;
 		return;
 	}
-	switch (e->kind) {
-	case OP_READ:
-		fsx_read(f, e);
-		break;
-	case OP_WRITE:
-		fsx_write(f, e);
-		break;
-	case OP_TRUNCATE:
-		fsx_truncate(f, e->len);
-		break;
-	case OP_FALLOC:
-		fsx_falloc(f, e);
-		break;
-	case OP_PUNCH:
-		fsx_punch(f, e);
-		break;
-	case OP_SYNC:
-		fsx_sync(f, e);
-		break;
-	case OP_REOPEN:
-		fsx_reopen(f);
-		break;
-	default:
-		fsx_stat(f);
-	}
+	fsx_do[e->kind](f, e);
 }
 
 static enum fsx_kind fsx_pick_kind(u64 r)
