@@ -594,36 +594,33 @@ static void fsx_reopen(struct fsx *f, struct fsx_op *op __maybe_unused)
 	fsx_open(f);
 }
 
-/* Flip bytes of the file (or give an empty one a size) behind our back. */
+/*
+ * Flip bytes of the file behind the exerciser's back, as a bug would; an
+ * empty file gets bytes of 0xff.
+ */
 static void fsx_inject(const struct fsx *f)
 {
-	u64 state = f->seed ^ f->nr, off, n, i;
-	const char *path = f->path[f->cur];
-	u8 bytes[FSX_WINDOW];
+	u64 state = f->seed ^ f->nr, off = 0, n = FSX_WINDOW, i;
+	u8 bytes[FSX_WINDOW] = { 0 };
 	struct stat st;
 	int fd;
 
-	fd = open(path, O_RDWR);
+	fd = open(f->path[f->cur], O_RDWR);
 	if (fd < 0 || fstat(fd, &st))
 		fsx_fail_sys(f, "inject");
-	if (!st.st_size) {
-		if (ftruncate(fd, 1))
-			fsx_fail_sys(f, "inject: ftruncate");
-		printf("aifs-fsx: op %llu: injected size 1\n",
-		       (unsigned long long)f->nr);
-	} else {
+	if (st.st_size) {
 		off = fsx_rand(&state) % st.st_size;
-		n = min_u64(sizeof(bytes), st.st_size - off);
-		if (pread(fd, bytes, n, off) != (ssize_t)n)
-			fsx_fail_sys(f, "inject: pread");
-		for (i = 0; i < n; i++)
-			bytes[i] ^= 0xff;
-		if (pwrite(fd, bytes, n, off) != (ssize_t)n)
-			fsx_fail_sys(f, "inject: pwrite");
-		printf("aifs-fsx: op %llu: injected 0x%llx flipped bytes at "
-		       "0x%llx\n", (unsigned long long)f->nr,
-		       (unsigned long long)n, (unsigned long long)off);
+		n = min_u64(n, st.st_size - off);
 	}
+	if (pread(fd, bytes, n, off) < 0)
+		fsx_fail_sys(f, "inject: pread");
+	for (i = 0; i < n; i++)
+		bytes[i] ^= 0xff;
+	if (pwrite(fd, bytes, n, off) != (ssize_t)n)
+		fsx_fail_sys(f, "inject: pwrite");
+	printf("aifs-fsx: op %llu: injected 0x%llx flipped bytes at 0x%llx\n",
+	       (unsigned long long)f->nr, (unsigned long long)n,
+	       (unsigned long long)off);
 	fflush(stdout);
 	close(fd);
 }

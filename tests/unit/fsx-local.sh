@@ -105,6 +105,8 @@ expect_mismatch "inject again" -S 1 -N 2000 -m buffered --inject 1000 \
 [ "$report" = "$first" ] || fail "the same seed did not replay the same"
 expect_mismatch "inject before the final check, mmap" -S 2 -N 2000 -m mmap \
 	--inject 2001 "$work/file"
+expect_mismatch "inject into the empty file" -S 1 -N 100 -m direct \
+	--inject 1 "$work/file"
 
 # The same seed draws the same ops; another seed draws others.
 a=$("$fsx" -v -S 5 -N 500 "$work/file" | md5sum)
