@@ -27,6 +27,7 @@
 
 struct crypto_shash;
 struct aifs_fs_info;
+struct iov_iter;
 struct net;
 struct seq_file;
 struct task_struct;
@@ -215,6 +216,10 @@ int aifs_conn_call_id(struct aifs_conn *conn, u32 id, u16 opcode,
 		      u32 reply_size, unsigned long timeout);
 int aifs_conn_call(struct aifs_conn *conn, u16 opcode, const void *payload,
 		   u32 len, void *reply, u32 reply_size, unsigned long timeout);
+int aifs_conn_call_data(struct aifs_conn *conn, u16 opcode,
+			const void *payload, u32 len, void *head,
+			u32 head_size, struct iov_iter *data,
+			unsigned long timeout);
 
 /*
  * auth.c
