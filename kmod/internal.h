@@ -348,7 +348,8 @@ int aifs_mds_call(struct super_block *sb, struct aifs_mds_msg *m);
  * @dead: failed connections, closed at umount
  * @net: network namespace of the connections; NULL before
  *	aifs_data_init()
- * @wq: runs the sub-requests of reads; drained at umount
+ * @wq: runs the sub-requests of reads, max_inflight at once; drained at
+ *	umount
  * @closing: umount began: no new connections
  */
 struct aifs_data {
@@ -365,6 +366,8 @@ struct aifs_data {
 };
 
 int aifs_data_init(struct aifs_fs_info *fsi, struct net *net);
+void aifs_data_set_inflight(struct aifs_fs_info *fsi);
+void aifs_data_shutdown(struct aifs_fs_info *fsi);
 void aifs_data_close(struct aifs_fs_info *fsi);
 int aifs_data_refresh_map(struct aifs_fs_info *fsi);
 void aifs_data_map_seen(struct aifs_fs_info *fsi, u64 epoch);
