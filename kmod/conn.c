@@ -188,6 +188,16 @@ static const char *aifs_recv_failed(int err)
 				    "receive failed";
 }
 
+/* Receive exactly @len bytes into @buf. */
+static int aifs_conn_recv_buf(struct aifs_conn *conn, void *buf, size_t len)
+{
+	struct kvec vec = { .iov_base = buf, .iov_len = len };
+	struct iov_iter iter;
+
+	iov_iter_kvec(&iter, ITER_DEST, &vec, 1, len);
+	return conn->xprt->ops->recv(conn->xprt, &iter);
+}
+
 /*
  * CRC32C of the @len bytes of the page-backed @iter, chained onto @crc:
  * the pages are mapped one at a time, as they may be highmem.
@@ -227,19 +237,16 @@ static int aifs_conn_recv_payload(struct aifs_conn *conn,
 				  struct aifs_req *req, u32 len,
 				  const char **why)
 {
-	const struct aifs_transport_ops *ops = conn->xprt->ops;
 	u32 head = min(len, req->reply_size);
-	struct kvec vec = { .iov_base = req->reply, .iov_len = head };
-	struct iov_iter iter, data;
+	struct iov_iter data;
 	u32 crc;
 	int err;
 
-	iov_iter_kvec(&iter, ITER_DEST, &vec, 1, head);
-	err = ops->recv(conn->xprt, &iter);
+	err = aifs_conn_recv_buf(conn, req->reply, head);
 	if (!err && len > head) {
 		iov_iter_truncate(req->data, len - head);
-		data = *req->data;
-		err = ops->recv(conn->xprt, req->data);
+		data = *req->data;	/* for the CRC below */
+		err = conn->xprt->ops->recv(conn->xprt, req->data);
 	}
 	if (err) {
 		*why = aifs_recv_failed(err);
@@ -261,17 +268,13 @@ static int aifs_conn_recv_payload(struct aifs_conn *conn,
  */
 static int aifs_conn_recv_frame(struct aifs_conn *conn, const char **why)
 {
-	const struct aifs_transport_ops *ops = conn->xprt->ops;
 	struct aifs_frame_hdr hdr;
-	struct kvec vec = { .iov_base = &hdr, .iov_len = sizeof(hdr) };
 	struct aifs_req *req;
-	struct iov_iter iter;
 	u32 len, status;
 	u64 id;
 	int err;
 
-	iov_iter_kvec(&iter, ITER_DEST, &vec, 1, sizeof(hdr));
-	err = ops->recv(conn->xprt, &iter);
+	err = aifs_conn_recv_buf(conn, &hdr, sizeof(hdr));
 	if (err) {
 		*why = aifs_recv_failed(err);
 		return err;
