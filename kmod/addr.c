@@ -4,25 +4,33 @@
  *
  * Shaped like netfs, so that moving to it later is mechanical: a read
  * request (a readahead window, or one folio) covers [pos, pos + len) of
- * the file; it is split at chunk boundaries, and at AIFS_DATA_MAX_IO, into
- * sub-requests, each one CHUNK_READ to the chunk's primary. Up to
- * max_inflight sub-requests run at once, on system_unbound_wq. The data
- * lands in one buffer for the request, which is then copied into the
- * folios.
+ * the file's page cache, whose folios the caller locked; it is split at
+ * chunk boundaries, and at AIFS_DATA_MAX_IO, into sub-requests, each one
+ * CHUNK_READ to the chunk's primary, run as work items on the mount's
+ * aifs-read workqueue (max_inflight at once). Readahead and read_folio
+ * queue them and return: the reader waits on the folio lock, killably, in
+ * filemap_read() or filemap_fault(). When the last sub-request ends, the
+ * folios are marked uptodate, unless one failed, and unlocked.
+ *
+ * The data goes from the socket straight into the folios: a sub-request's
+ * CHUNK_READ receives its reply's data into an ITER_XARRAY over its range
+ * of the page cache (aifs_conn_call_data()), as fs/afs does. The folios
+ * are locked and not uptodate, so nobody else looks at them meanwhile.
  *
  * A sub-request whose server fails (no connection, a timeout, an error
  * other than ENOENT, a reply that does not add up) goes to the next
- * replica of the chunk's group at once; ENOENT (the chunk was never
- * written) and bytes past the chunk's stored length are holes and read as
- * zeros, as is everything past i_size. When no replica answers, the read
- * fails with -EIO.
+ * replica of the chunk's group at once, which writes the same folios
+ * again; ENOENT (the chunk was never written) and bytes past the chunk's
+ * stored length are holes and read as zeros, as is everything past
+ * i_size. When no replica answers, the request fails: its folios are
+ * unlocked not uptodate, and the reader gets -EIO.
  *
- * Ownership: the reading task waits for its sub-requests killably, so a
- * killed reader leaves while they still run. The request (its buffer and
- * sub-requests) is therefore refcounted: the reader holds a reference and
- * every queued sub-request another, and the last put frees it. The work
- * items only touch the request and the mount; umount drains the mount's
- * workqueue (aifs_data_close()) before the mount is freed.
+ * Ownership: a request belongs to its sub-requests, and the last one to
+ * end frees it; no reader waits for it, so a killed reader just leaves.
+ * The request holds its inode (ihold), so that the mapping stays; locked
+ * folios cannot leave the page cache. umount ends the connections and
+ * drains the workqueue before the superblock's inodes go
+ * (aifs_data_shutdown()).
  */
 #define pr_fmt(fmt) "aifs: " fmt
 
@@ -30,15 +38,26 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
-#include <linux/refcount.h>
-#include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/uio.h>
 #include <linux/workqueue.h>
 
 #include "internal.h"
 
-/* Largest CHUNK_READ: the connection layer buffers a whole reply. */
+/* Largest CHUNK_READ: one work item's share of a window. */
 #define AIFS_DATA_MAX_IO	BIT(20)
+
+/*
+ * Readahead marks the folios it fills with AIFS_FOLIO_READAHEAD as their
+ * private data, so that their release or invalidation can tell whether the
+ * application read them: filemap_read() marks every folio it copies from
+ * accessed (PG_referenced, or PG_active on a second access), and so does
+ * unmapping a page an mmap touched. Limits, documented in
+ * Documentation/kernel-client.md: reclaim clears PG_referenced before it
+ * releases a folio, so a folio read once and then reclaimed counts as
+ * wasted; a folio that refaults may come back active without a read.
+ */
+#define AIFS_FOLIO_READAHEAD	((void *)1UL)
 
 /**
  * struct aifs_read_sub - the part of a read within one chunk
@@ -46,54 +65,112 @@
  * @rreq: the read
  * @start: offset of the part in the read
  * @len: bytes
- * @err: outcome
  */
 struct aifs_read_sub {
 	struct work_struct work;
 	struct aifs_read_req *rreq;
 	u32 start;
 	u32 len;
-	int err;
 };
 
 /**
  * struct aifs_read_req - one read of [pos, pos + len) of a file
- * @ref: the reader's reference and one per queued sub-request
- * @done: completed when the last sub-request of a batch has run
- * @pending: sub-requests of the batch still running
+ * @inode: the file, held until the request ends
  * @fsi: the mount
- * @ino: the file
- * @layout: its layout, copied at the start of the read
- * @pos: first byte
- * @buf: where the bytes go; zeros past i_size
+ * @layout: the file's layout, copied at the start of the read
+ * @pos: first byte, at a folio
+ * @len: bytes, whole folios
+ * @readahead: the folios are readahead's, to be marked AIFS_FOLIO_READAHEAD
+ * @failed: a sub-request failed: the folios are not uptodate
+ * @pending: sub-requests still running
  * @nr: entries of @subs
  * @subs: the sub-requests
  */
 struct aifs_read_req {
-	refcount_t ref;
-	struct completion done;
-	atomic_t pending;
+	struct inode *inode;
 	struct aifs_fs_info *fsi;
-	u64 ino;
 	struct aifs_layout layout;
 	loff_t pos;
-	u8 *buf;
+	size_t len;
+	bool readahead;
+	bool failed;
+	atomic_t pending;
 	u32 nr;
 	struct aifs_read_sub *subs;
 };
 
-static void aifs_read_req_put(struct aifs_read_req *rreq)
-{
-	if (refcount_dec_and_test(&rreq->ref)) {
-		kvfree(rreq->buf);
-		kfree(rreq->subs);
-		kfree(rreq);
-	}
-}
-
 static unsigned long aifs_read_timeout(struct aifs_fs_info *fsi)
 {
 	return msecs_to_jiffies(aifs_get_uint(&fsi->opts, AIFS_OPT_TIMEO) * 100);
+}
+
+/*
+ * Unlock the folios of [pos, pos + len) of @mapping, which the caller
+ * locked; uptodate first if @uptodate, and marked as readahead's if
+ * @readahead. Locked folios stay in the page cache, so all are there.
+ * Return: the pages marked as readahead's.
+ */
+static long aifs_read_unlock(struct address_space *mapping, loff_t pos,
+			     size_t len, bool uptodate, bool readahead)
+{
+	XA_STATE(xas, &mapping->i_pages, pos >> PAGE_SHIFT);
+	pgoff_t last = (pos + len - 1) >> PAGE_SHIFT;
+	struct folio *folio;
+	long pages = 0;
+
+	rcu_read_lock();
+	xas_for_each(&xas, folio, last) {
+		if (xas_retry(&xas, folio))
+			continue;
+		if (uptodate) {
+			flush_dcache_folio(folio);
+			if (readahead) {
+				folio_attach_private(folio,
+						     AIFS_FOLIO_READAHEAD);
+				pages += folio_nr_pages(folio);
+			}
+			folio_mark_uptodate(folio);
+		}
+		folio_unlock(folio);
+	}
+	rcu_read_unlock();
+	return pages;
+}
+
+static void aifs_read_free(struct aifs_read_req *rreq)
+{
+	iput(rreq->inode);
+	kfree(rreq->subs);
+	kfree(rreq);
+}
+
+/* The last sub-request ended: the folios are ready, or failed. */
+static void aifs_read_done(struct aifs_read_req *rreq)
+{
+	long pages;
+
+	pages = aifs_read_unlock(rreq->inode->i_mapping, rreq->pos, rreq->len,
+				 !READ_ONCE(rreq->failed), rreq->readahead);
+	aifs_stat_add(rreq->fsi, AIFS_RA_PAGES, pages);
+	aifs_read_free(rreq);
+}
+
+/* An iterator over @len bytes at @off of the request's page cache. */
+static void aifs_read_iter(struct aifs_read_req *rreq, struct iov_iter *iter,
+			   size_t off, size_t len)
+{
+	iov_iter_xarray(iter, ITER_DEST, &rreq->inode->i_mapping->i_pages,
+			rreq->pos + off, len);
+}
+
+/* Zeros for @len bytes at @off of the request: a hole, or past EOF. */
+static void aifs_read_zero(struct aifs_read_req *rreq, size_t off,
+			   size_t len)
+{
+	struct iov_iter iter;
+
+	aifs_read_iter(rreq, &iter, off, len);
+	iov_iter_zero(len, &iter);
 }
 
 /* Whether a CHUNK_READ reply adds up for @len bytes at @off of a chunk. */
@@ -112,21 +189,26 @@ static bool aifs_read_rep_ok(const struct aifs_read_req *rreq,
 	return data_len == want;
 }
 
-/* One CHUNK_READ to @conn: 0 with the bytes (holes zeroed) at @dst. */
-static int aifs_chunk_read(struct aifs_read_req *rreq, struct aifs_conn *conn,
-			   u32 index, u32 off, u32 len, u8 *dst)
+/*
+ * One CHUNK_READ of @sub, at @off of chunk @index, to @conn: its data
+ * lands in the folios, and its holes are zeroed.
+ */
+static int aifs_chunk_read(struct aifs_read_sub *sub, struct aifs_conn *conn,
+			   u32 index, u32 off)
 {
+	struct aifs_read_req *rreq = sub->rreq;
 	struct aifs_chunk_read_req req = {
-		.id.ino = cpu_to_le64(rreq->ino),
+		.id.ino = cpu_to_le64(rreq->inode->i_ino),
 		.id.index = cpu_to_le32(index),
 		.offset = cpu_to_le32(off),
-		.length = cpu_to_le32(len),
+		.length = cpu_to_le32(sub->len),
 	};
 	struct aifs_span parts[AIFS_MSG_MAX_PARTS] = {};
+	u8 head[AIFS_CHUNK_READ_REP_SIZE];
 	u8 wire[AIFS_CHUNK_READ_REQ_SIZE];
 	struct aifs_chunk_read_rep rep;
-	u32 max = AIFS_CHUNK_READ_REP_SIZE + len;
-	void *buf;
+	struct iov_iter data;
+	u32 got = 0;
 	int ret;
 
 	memcpy(req.id.fs_uuid, rreq->fsi->session.fs_uuid, 16);
@@ -134,40 +216,35 @@ static int aifs_chunk_read(struct aifs_read_req *rreq, struct aifs_conn *conn,
 			      &req, sizeof(req), NULL);
 	if (ret < 0)
 		return -EINVAL;
-	buf = kvmalloc(max, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	ret = aifs_conn_call(conn, AIFS_OP_CHUNK_READ, wire, sizeof(wire), buf,
-			     max, aifs_read_timeout(rreq->fsi));
+	aifs_read_iter(rreq, &data, sub->start, sub->len);
+	ret = aifs_conn_call_data(conn, AIFS_OP_CHUNK_READ, wire, sizeof(wire),
+				  head, sizeof(head), &data,
+				  aifs_read_timeout(rreq->fsi));
 	aifs_stats_call(rreq->fsi, AIFS_PEER_DS, AIFS_OP_CHUNK_READ,
 			sizeof(wire), ret);
-	aifs_stat_add(rreq->fsi, AIFS_CHUNK_READ_BYTES, len);
-	if (ret == -ENOENT) {
-		/* never written: a hole */
-		memset(dst, 0, len);
-		ret = 0;
-		goto out;
-	}
+	aifs_stat_add(rreq->fsi, AIFS_CHUNK_READ_BYTES, sub->len);
+	if (ret == -ENOENT)
+		goto zero;	/* never written: a hole */
 	if (ret < 0)
-		goto out;
-	ret = aifs_msg_decode(AIFS_OP_CHUNK_READ, true, buf, ret, &rep,
-			      sizeof(rep), parts);
-	if (ret || !aifs_read_rep_ok(rreq, &rep, off, len)) {
-		pr_warn_ratelimited("malformed CHUNK_READ reply for %llu:%u\n",
-				    rreq->ino, index);
-		ret = -EPROTO;
-		goto out;
+		return ret;
+	/* the data part is in the folios already: decode the rest */
+	if (aifs_msg_decode_head(AIFS_OP_CHUNK_READ, true, head,
+				 min_t(u32, ret, sizeof(head)), ret, &rep,
+				 sizeof(rep), parts) ||
+	    !aifs_read_rep_ok(rreq, &rep, off, sub->len)) {
+		pr_warn_ratelimited("malformed CHUNK_READ reply for %lu:%u\n",
+				    rreq->inode->i_ino, index);
+		return -EPROTO;
 	}
-	memcpy(dst, parts[0].data, parts[0].len);
-	memset(dst + parts[0].len, 0, len - parts[0].len);
-out:
-	kvfree(buf);
-	return ret;
+	got = le32_to_cpu(rep.data_len);
+zero:
+	aifs_read_zero(rreq, sub->start + got, sub->len - got);
+	return 0;
 }
 
 /*
- * The sub-request from each replica of its chunk's group in turn. A killed
- * reader (running it inline) and a mount going away stop the search.
+ * The sub-request from each replica of its chunk's group in turn; a mount
+ * going away stops the search.
  */
 static int aifs_read_sub_issue(struct aifs_read_sub *sub)
 {
@@ -179,7 +256,6 @@ static int aifs_read_sub_issue(struct aifs_read_sub *sub)
 	u32 stripes = le16_to_cpu(l->stripe_count);
 	u32 width = le16_to_cpu(l->target_count) / stripes;
 	u32 g = index % stripes * width, r, id;
-	u8 *dst = rreq->buf + sub->start;
 	struct aifs_conn *conn;
 	int err = -EIO;
 
@@ -187,16 +263,17 @@ static int aifs_read_sub_issue(struct aifs_read_sub *sub)
 		id = le32_to_cpu(l->targets[g + r]);
 		conn = aifs_data_conn(rreq->fsi, id);
 		err = IS_ERR(conn) ? PTR_ERR(conn) :
-		      aifs_chunk_read(rreq, conn, index, off, sub->len, dst);
-		if (!err || err == -ESHUTDOWN || fatal_signal_pending(current))
+		      aifs_chunk_read(sub, conn, index, off);
+		if (!err || err == -ESHUTDOWN)
 			return err;
 		/* aifs_data_conn() logs why it has no connection */
 		if (!IS_ERR(conn))
-			pr_warn_ratelimited("chunk %llu:%u from data server %u: %pe\n",
-					    rreq->ino, index, id, ERR_PTR(err));
+			pr_warn_ratelimited("chunk %lu:%u from data server %u: %pe\n",
+					    rreq->inode->i_ino, index, id,
+					    ERR_PTR(err));
 	}
-	pr_warn_ratelimited("no data server answered for chunk %llu:%u (%d)\n",
-			    rreq->ino, index, err);
+	pr_warn_ratelimited("no data server answered for chunk %lu:%u (%d)\n",
+			    rreq->inode->i_ino, index, err);
 	return -EIO;
 }
 
@@ -206,10 +283,11 @@ static void aifs_read_sub_work(struct work_struct *work)
 						 work);
 	struct aifs_read_req *rreq = sub->rreq;
 
-	sub->err = aifs_read_sub_issue(sub);
+	if (aifs_read_sub_issue(sub))
+		WRITE_ONCE(rreq->failed, true);
+	/* orders the failure before the last one's look at it */
 	if (atomic_dec_and_test(&rreq->pending))
-		complete(&rreq->done);
-	aifs_read_req_put(rreq);
+		aifs_read_done(rreq);
 }
 
 /* A layout the split below can trust. */
@@ -245,37 +323,6 @@ static u32 aifs_read_split(struct aifs_read_req *rreq, u32 len,
 	return nr;
 }
 
-/*
- * Run the sub-requests, up to max_inflight at once on the mount's
- * workqueue (a single one in the reader's own context), and wait for
- * them killably: a killed reader leaves them to finish on their own.
- */
-static int aifs_read_run(struct aifs_read_req *rreq)
-{
-	u32 inflight = aifs_get_uint(&rreq->fsi->opts, AIFS_OPT_MAX_INFLIGHT);
-	struct aifs_read_sub *subs = rreq->subs;
-	u32 i, j, end;
-	int err = 0;
-
-	if (rreq->nr == 1)
-		return aifs_read_sub_issue(&subs[0]);
-	inflight = max(inflight, 1U);
-	for (i = 0; i < rreq->nr && !err; i = end) {
-		end = min(rreq->nr, i + inflight);
-		atomic_set(&rreq->pending, end - i);
-		reinit_completion(&rreq->done);
-		for (j = i; j < end; j++) {
-			refcount_inc(&rreq->ref);
-			queue_work(rreq->fsi->data.wq, &subs[j].work);
-		}
-		if (wait_for_completion_killable(&rreq->done))
-			return -EINTR;
-		for (j = i; j < end; j++)
-			err = err ?: subs[j].err;
-	}
-	return err;
-}
-
 /* Copy the layout under i_lock, where OPEN updates it, and check it. */
 static int aifs_read_layout(struct inode *inode, struct aifs_layout *layout)
 {
@@ -290,10 +337,9 @@ static int aifs_read_layout(struct inode *inode, struct aifs_layout *layout)
 }
 
 /* Set up the sub-requests of the first @len bytes of @rreq. */
-static int aifs_read_prepare(struct aifs_read_req *rreq, struct inode *inode,
-			     u32 len)
+static int aifs_read_prepare(struct aifs_read_req *rreq, u32 len)
 {
-	int err = aifs_read_layout(inode, &rreq->layout);
+	int err = aifs_read_layout(rreq->inode, &rreq->layout);
 
 	if (err)
 		return err;
@@ -306,60 +352,55 @@ static int aifs_read_prepare(struct aifs_read_req *rreq, struct inode *inode,
 }
 
 /*
- * Read [pos, pos + len) of @inode: a request whose buffer holds the
- * bytes, for the caller to put, or an ERR_PTR (-EIO, -ENOMEM, -EINTR).
+ * Start reading [pos, pos + len) of @inode into its folios, which the
+ * caller locked, and return: the folios are unlocked when the read ends
+ * (here already on an error: -EIO for a missing layout, -ENOMEM).
  */
-static struct aifs_read_req *aifs_read_range(struct inode *inode, loff_t pos,
-					     size_t len)
+static int aifs_read_start(struct inode *inode, loff_t pos, size_t len,
+			   bool readahead)
 {
+	struct aifs_fs_info *fsi = AIFS_SB(inode->i_sb);
 	loff_t size = i_size_read(inode);
+	size_t want = pos < size ? min_t(loff_t, len, size - pos) : 0;
 	struct aifs_read_req *rreq;
-	u32 want;
+	u32 i, nr;
 	int err;
 
 	rreq = kzalloc(sizeof(*rreq), GFP_KERNEL);
-	if (!rreq)
-		return ERR_PTR(-ENOMEM);
-	refcount_set(&rreq->ref, 1);
-	init_completion(&rreq->done);
-	rreq->fsi = AIFS_SB(inode->i_sb);
-	rreq->ino = inode->i_ino;
+	if (!rreq) {
+		aifs_read_unlock(inode->i_mapping, pos, len, false, false);
+		return -ENOMEM;
+	}
+	ihold(inode);
+	rreq->inode = inode;
+	rreq->fsi = fsi;
 	rreq->pos = pos;
-	rreq->buf = kvzalloc(len, GFP_KERNEL);
-	err = rreq->buf ? 0 : -ENOMEM;
-	want = pos < size ? min_t(loff_t, len, size - pos) : 0;
-	if (!err && want)
-		err = aifs_read_prepare(rreq, inode, want);
-	if (!err && rreq->nr)
-		err = aifs_read_run(rreq);
-	if (!err)
-		return rreq;
-	aifs_read_req_put(rreq);
-	return ERR_PTR(err);
-}
-
-static void aifs_folio_fill(struct folio *folio, const u8 *src)
-{
-	long i;
-
-	for (i = 0; i < folio_nr_pages(folio); i++)
-		memcpy_to_page(folio_page(folio, i), 0, src + i * PAGE_SIZE,
-			       PAGE_SIZE);
+	rreq->len = len;
+	rreq->readahead = readahead;
+	err = want ? aifs_read_prepare(rreq, want) : 0;
+	if (err) {
+		aifs_read_unlock(inode->i_mapping, pos, len, false, false);
+		aifs_read_free(rreq);
+		return err;
+	}
+	/* past EOF */
+	aifs_read_zero(rreq, want, len - want);
+	nr = rreq->nr;
+	if (!nr) {
+		aifs_read_done(rreq);
+		return 0;
+	}
+	/* the last one to end frees @rreq: none ends before all are queued */
+	atomic_set(&rreq->pending, nr);
+	for (i = 0; i < nr; i++)
+		queue_work(fsi->data.wq, &rreq->subs[i].work);
+	return 0;
 }
 
 static int aifs_read_folio(struct file *file, struct folio *folio)
 {
-	struct aifs_read_req *rreq;
-
-	rreq = aifs_read_range(folio->mapping->host, folio_pos(folio),
-			       folio_size(folio));
-	if (!IS_ERR(rreq)) {
-		aifs_folio_fill(folio, rreq->buf);
-		folio_mark_uptodate(folio);
-		aifs_read_req_put(rreq);
-	}
-	folio_unlock(folio);
-	return PTR_ERR_OR_ZERO(rreq);
+	return aifs_read_start(folio->mapping->host, folio_pos(folio),
+			       folio_size(folio), false);
 }
 
 /*
@@ -397,41 +438,21 @@ static void aifs_readahead_align(struct readahead_control *rac)
 		readahead_expand(rac, start, readahead_length(rac) + pos - start);
 }
 
-/*
- * Readahead marks the folios it fills with AIFS_FOLIO_READAHEAD as their
- * private data, so that their release or invalidation can tell whether the
- * application read them: filemap_read() marks every folio it copies from
- * accessed (PG_referenced, or PG_active on a second access), and so does
- * unmapping a page an mmap touched. Limits, documented in
- * Documentation/kernel-client.md: reclaim clears PG_referenced before it
- * releases a folio, so a folio read once and then reclaimed counts as
- * wasted; a folio that refaults may come back active without a read.
- */
-#define AIFS_FOLIO_READAHEAD	((void *)1UL)
-
 static void aifs_readahead(struct readahead_control *rac)
 {
-	struct aifs_fs_info *fsi = AIFS_SB(rac->mapping->host->i_sb);
-	struct aifs_read_req *rreq;
-	struct folio *folio;
 	loff_t pos;
+	size_t len;
 
 	aifs_readahead_align(rac);
 	pos = readahead_pos(rac);
-	rreq = aifs_read_range(rac->mapping->host, pos,
-			       readahead_length(rac));
-	while ((folio = readahead_folio(rac))) {
-		if (!IS_ERR(rreq)) {
-			aifs_folio_fill(folio,
-					rreq->buf + (folio_pos(folio) - pos));
-			folio_attach_private(folio, AIFS_FOLIO_READAHEAD);
-			aifs_stat_add(fsi, AIFS_RA_PAGES, folio_nr_pages(folio));
-			folio_mark_uptodate(folio);
-		}
-		folio_unlock(folio);
-	}
-	if (!IS_ERR(rreq))
-		aifs_read_req_put(rreq);
+	len = readahead_length(rac);
+	/*
+	 * As netfs_readahead(): drop the rac's references; the folios stay
+	 * locked in the page cache until the read ends.
+	 */
+	while (readahead_folio(rac))
+		;
+	aifs_read_start(rac->mapping->host, pos, len, true);
 }
 
 /* A folio readahead filled leaves the page cache: was it read? */

@@ -12,6 +12,15 @@
  * Its cost, a sleeping thread per server connection, is small for the
  * number of servers a mount talks to.
  *
+ * Bulk data is not copied: a request may carry a data sink, an iov_iter
+ * over the page cache (aifs_conn_call_data()). The first bytes of the
+ * reply's payload, the fixed part of the message, go to the request's own
+ * small buffer, the rest from the socket straight into the sink, and the
+ * payload's CRC32C is chained over both. While the receiver writes into a
+ * sink, the sink's owner must not let it go: a data call therefore returns
+ * only once its request is completed, and a timeout (or a fatal signal)
+ * closes the connection first, which ends a receive under way.
+ *
  * Requests: each has an id, from one counter for the whole module, so that
  * a request resent on a new connection keeps its id and no other request
  * of this client takes it while the MDS's reply cache remembers it (its
@@ -34,11 +43,13 @@
 
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/highmem.h>
 #include <linux/kref.h>
 #include <linux/kthread.h>
 #include <linux/overflow.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/uio.h>
 #include <linux/xarray.h>
 
 #include <aifs/aifs_codec.h>
@@ -52,9 +63,11 @@
  * @done: completed when @status is final
  * @opcode: of the request; the reply must carry the same
  * @status: 0, or a negative errno (from the server or the connection)
- * @reply_len: bytes of payload in @reply
+ * @reply_len: bytes of payload received
  * @reply_size: room in @reply
- * @reply: the reply's payload
+ * @data: NULL, or where the payload past @reply_size goes: the caller's,
+ *	in use by the receiver until @done
+ * @reply: the reply's payload, or its first @reply_size bytes
  */
 struct aifs_req {
 	struct kref ref;
@@ -63,6 +76,7 @@ struct aifs_req {
 	int status;
 	u32 reply_len;
 	u32 reply_size;
+	struct iov_iter *data;
 	u8 reply[];
 };
 
@@ -174,20 +188,93 @@ static const char *aifs_recv_failed(int err)
 				    "receive failed";
 }
 
+/* Receive exactly @len bytes into @buf. */
+static int aifs_conn_recv_buf(struct aifs_conn *conn, void *buf, size_t len)
+{
+	struct kvec vec = { .iov_base = buf, .iov_len = len };
+	struct iov_iter iter;
+
+	iov_iter_kvec(&iter, ITER_DEST, &vec, 1, len);
+	return conn->xprt->ops->recv(conn->xprt, &iter);
+}
+
+/*
+ * CRC32C of the @len bytes of the page-backed @iter, chained onto @crc:
+ * the pages are mapped one at a time, as they may be highmem.
+ */
+static int aifs_iter_crc32c(struct iov_iter *iter, size_t len, u32 *crc)
+{
+	struct page *pages[16];
+	size_t off, n;
+	ssize_t got;
+	void *p;
+	int i;
+
+	while (len) {
+		got = iov_iter_get_pages2(iter, pages, len, ARRAY_SIZE(pages),
+					  &off);
+		if (got <= 0)
+			return got ? got : -EFAULT;
+		len -= got;
+		for (i = 0; got; i++, off = 0) {
+			n = min_t(size_t, got, PAGE_SIZE - off);
+			p = kmap_local_page(pages[i]);
+			*crc = crc32c(*crc, p + off, n);
+			kunmap_local(p);
+			put_page(pages[i]);
+			got -= n;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Receive the @len bytes of payload of @req's reply: the first ones into
+ * its buffer, the rest into its data sink; then check the CRC over both.
+ */
+static int aifs_conn_recv_payload(struct aifs_conn *conn,
+				  const struct aifs_frame_hdr *hdr,
+				  struct aifs_req *req, u32 len,
+				  const char **why)
+{
+	u32 head = min(len, req->reply_size);
+	struct iov_iter data;
+	u32 crc;
+	int err;
+
+	err = aifs_conn_recv_buf(conn, req->reply, head);
+	if (!err && len > head) {
+		iov_iter_truncate(req->data, len - head);
+		data = *req->data;	/* for the CRC below */
+		err = conn->xprt->ops->recv(conn->xprt, req->data);
+	}
+	if (err) {
+		*why = aifs_recv_failed(err);
+		return err;
+	}
+	crc = crc32c(~0U, req->reply, head);
+	if (len > head)
+		err = aifs_iter_crc32c(&data, len - head, &crc);
+	if (err || aifs_frame_crc_check(hdr, ~crc)) {
+		*why = "payload CRC mismatch";
+		return -EIO;
+	}
+	return 0;
+}
+
 /*
  * Receive one frame and hand it to its request. On error, @why says what
  * was wrong with the frame.
  */
 static int aifs_conn_recv_frame(struct aifs_conn *conn, const char **why)
 {
-	const struct aifs_transport_ops *ops = conn->xprt->ops;
 	struct aifs_frame_hdr hdr;
 	struct aifs_req *req;
 	u32 len, status;
 	u64 id;
 	int err;
 
-	err = ops->recv(conn->xprt, &hdr, sizeof(hdr));
+	err = aifs_conn_recv_buf(conn, &hdr, sizeof(hdr));
 	if (err) {
 		*why = aifs_recv_failed(err);
 		return err;
@@ -230,17 +317,12 @@ static int aifs_conn_recv_frame(struct aifs_conn *conn, const char **why)
 	} else if (status && len) {
 		*why = "error reply with a payload";
 		err = -EPROTO;
-	} else if (len > req->reply_size) {
+	} else if (len > req->reply_size +
+			 (req->data ? iov_iter_count(req->data) : 0)) {
 		*why = "reply larger than its request allows";
 		err = -EPROTO;
 	} else {
-		err = ops->recv(conn->xprt, req->reply, len);
-		if (err) {
-			*why = aifs_recv_failed(err);
-		} else if (aifs_frame_payload_check(&hdr, req->reply)) {
-			*why = "payload CRC mismatch";
-			err = -EIO;
-		}
+		err = aifs_conn_recv_payload(conn, &hdr, req, len, why);
 	}
 	req->reply_len = len;
 	/* before the completion, so that the caller sees it on return */
@@ -455,6 +537,72 @@ static void aifs_conn_send(struct aifs_conn *conn, u32 id, u16 opcode,
 		aifs_conn_report(conn, err, "send failed");
 }
 
+/*
+ * Wait for @req's reply. A data call does not return before its request
+ * completed, as the receiver may be writing into its sink: when it stops
+ * waiting, it closes the connection, which ends such a receive at once.
+ */
+static int aifs_conn_wait(struct aifs_conn *conn, struct aifs_req *req,
+			  unsigned long timeout)
+{
+	long left = wait_for_completion_killable_timeout(&req->done, timeout);
+
+	if (left > 0)
+		return 0;
+	if (!left)
+		aifs_conn_report(conn, -ETIMEDOUT, "no reply in time");
+	else if (req->data)
+		aifs_conn_report(conn, -EINTR,
+				 "caller killed while its data came");
+	/* a reply, if it comes, completes a request with no sink for nobody */
+	if (req->data)
+		wait_for_completion(&req->done);
+	return left ? -EINTR : -ETIMEDOUT;
+}
+
+/* A call; its reply's first @reply_size bytes at @reply, the rest to @data. */
+static int aifs_conn_do_call(struct aifs_conn *conn, u32 id, u16 opcode,
+			     const void *payload, u32 len, void *reply,
+			     u32 reply_size, struct iov_iter *data,
+			     unsigned long timeout)
+{
+	struct aifs_req *req;
+	int err;
+
+	req = kmalloc(struct_size(req, reply, reply_size), GFP_NOFS);
+	if (!req)
+		return -ENOMEM;
+	kref_init(&req->ref);
+	init_completion(&req->done);
+	req->opcode = opcode;
+	req->status = 0;
+	req->reply_len = 0;
+	req->reply_size = reply_size;
+	req->data = data;
+
+	err = aifs_conn_add(conn, req, id);
+	if (err)
+		goto out;
+
+	if (mutex_lock_killable(&conn->send_lock)) {
+		aifs_conn_forget(conn, req, id);
+		err = -EINTR;
+		goto out;
+	}
+	/* on failure this fails @req too: the wait below returns at once */
+	aifs_conn_send(conn, id, opcode, payload, len, timeout);
+	mutex_unlock(&conn->send_lock);
+
+	err = aifs_conn_wait(conn, req, timeout) ?: req->status;
+	if (!err && req->reply_len)
+		memcpy(reply, req->reply, min(req->reply_len, reply_size));
+	if (!err)
+		err = req->reply_len;
+out:
+	aifs_req_put(req);
+	return err;
+}
+
 /**
  * aifs_conn_call_id - send a request under a given id and wait for its reply
  * @conn: the connection
@@ -477,50 +625,8 @@ int aifs_conn_call_id(struct aifs_conn *conn, u32 id, u16 opcode,
 		      const void *payload, u32 len, void *reply,
 		      u32 reply_size, unsigned long timeout)
 {
-	struct aifs_req *req;
-	long left;
-	int err;
-
-	req = kmalloc(struct_size(req, reply, reply_size), GFP_NOFS);
-	if (!req)
-		return -ENOMEM;
-	kref_init(&req->ref);
-	init_completion(&req->done);
-	req->opcode = opcode;
-	req->status = 0;
-	req->reply_len = 0;
-	req->reply_size = reply_size;
-
-	err = aifs_conn_add(conn, req, id);
-	if (err)
-		goto out;
-
-	if (mutex_lock_killable(&conn->send_lock)) {
-		aifs_conn_forget(conn, req, id);
-		err = -EINTR;
-		goto out;
-	}
-	/* on failure this fails @req too: the wait below returns at once */
-	aifs_conn_send(conn, id, opcode, payload, len, timeout);
-	mutex_unlock(&conn->send_lock);
-
-	left = wait_for_completion_killable_timeout(&req->done, timeout);
-	if (left < 0) {
-		/* the reply, if it comes, completes @req for nobody */
-		err = -EINTR;
-	} else if (!left) {
-		aifs_conn_report(conn, -ETIMEDOUT, "no reply in time");
-		err = -ETIMEDOUT;
-	} else {
-		err = req->status;
-		if (!err && req->reply_len)
-			memcpy(reply, req->reply, req->reply_len);
-		if (!err)
-			err = req->reply_len;
-	}
-out:
-	aifs_req_put(req);
-	return err;
+	return aifs_conn_do_call(conn, id, opcode, payload, len, reply,
+				 reply_size, NULL, timeout);
 }
 
 /**
@@ -542,4 +648,35 @@ int aifs_conn_call(struct aifs_conn *conn, u16 opcode, const void *payload,
 {
 	return aifs_conn_call_id(conn, aifs_conn_new_id(), opcode, payload,
 				 len, reply, reply_size, timeout);
+}
+
+/**
+ * aifs_conn_call_data - a new request whose reply carries bulk data
+ * @conn: the connection
+ * @opcode: enum aifs_opcode
+ * @payload: the encoded request
+ * @len: its length, at most AIFS_MAX_PAYLOAD
+ * @head: where the first @head_size bytes of the reply's payload go: its
+ *	fixed part
+ * @head_size: room at @head
+ * @data: page-backed (ITER_XARRAY, ITER_BVEC) destination of the rest of
+ *	the payload, received into it straight from the transport; a reply
+ *	larger than @head_size plus its count is a protocol error
+ * @timeout: jiffies to wait for the reply (and for room to send)
+ *
+ * As aifs_conn_call(), but the call returns only when the receiver is done
+ * with @data: after a timeout or a fatal signal it closes the connection,
+ * and waits for the receive under way, if any, to end. Meant for kernel
+ * threads, which are not killed. @data is advanced by what was received.
+ *
+ * Return: as aifs_conn_call_id(): the length of the whole payload, or a
+ * negative errno. Whatever the outcome, @data may have been written.
+ */
+int aifs_conn_call_data(struct aifs_conn *conn, u16 opcode,
+			const void *payload, u32 len, void *head,
+			u32 head_size, struct iov_iter *data,
+			unsigned long timeout)
+{
+	return aifs_conn_do_call(conn, aifs_conn_new_id(), opcode, payload,
+				 len, head, head_size, data, timeout);
 }

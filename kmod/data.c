@@ -14,9 +14,11 @@
  * hostile replica costs one attempt, not one per request; one that closed
  * the connection (restarted) is reconnected at once.
  *
- * The sub-requests of reads run on the mount's own workqueue and may
- * outlive a killed reader: umount first fails every connection and stops
- * new ones (@closing), then drains the workqueue, and only then frees.
+ * The sub-requests of reads run on the mount's own workqueue, at most
+ * max_inflight at once, and outlive the reader that started them: umount
+ * first fails every connection and stops new ones (@closing), then drains
+ * the workqueue (before the superblock goes: a read holds its inode), and
+ * only then frees.
  */
 #define pr_fmt(fmt) "aifs: " fmt
 
@@ -84,6 +86,7 @@ int aifs_data_init(struct aifs_fs_info *fsi, struct net *net)
 	d->wq = alloc_workqueue("aifs-read", WQ_UNBOUND, 0);
 	if (!d->wq)
 		return -ENOMEM;
+	aifs_data_set_inflight(fsi);
 	xa_init(&d->servers);
 	mutex_init(&d->map_lock);
 	spin_lock_init(&d->dead_lock);
@@ -94,25 +97,38 @@ int aifs_data_init(struct aifs_fs_info *fsi, struct net *net)
 }
 
 /**
- * aifs_data_close - close every data server connection of a mount
- * @fsi: the mount; no reading task runs any more, but the sub-requests
- *	of killed ones may
+ * aifs_data_set_inflight - let max_inflight sub-requests of reads run at once
+ * @fsi: the mount, whose max_inflight is set or just changed
  */
-void aifs_data_close(struct aifs_fs_info *fsi)
+void aifs_data_set_inflight(struct aifs_fs_info *fsi)
+{
+	u32 max = aifs_get_uint(&fsi->opts, AIFS_OPT_MAX_INFLIGHT);
+
+	/* above its limit the workqueue clamps, and says so in the log */
+	workqueue_set_max_active(fsi->data.wq,
+				 min_t(u32, max, WQ_UNBOUND_MAX_ACTIVE));
+}
+
+/**
+ * aifs_data_shutdown - end the reads of a mount that goes away
+ * @fsi: the mount; no reading task runs any more, but sub-requests may
+ *
+ * Reads outlive their readers, and a read holds its inode: umount calls
+ * this before the superblock's inodes go. Safe to call more than once.
+ */
+void aifs_data_shutdown(struct aifs_fs_info *fsi)
 {
 	struct aifs_data *d = &fsi->data;
-	struct aifs_dead_conn *dc, *tmp;
 	struct aifs_ds *ds;
 	unsigned long id;
 
 	if (!d->net)
 		return;
 	/*
-	 * Sub-requests of killed readers may still run: end their calls and
-	 * keep them from connecting again (they look at @closing under
-	 * ds->lock), then wait for them. The session closes next: end a
-	 * MAP_GET in flight at once rather than wait for it, bounded only by
-	 * timeo, on a dead server.
+	 * End the calls of the sub-requests and keep them from connecting
+	 * again (they look at @closing under ds->lock), then wait for them.
+	 * The session closes too: end a MAP_GET in flight at once rather
+	 * than wait for it, bounded only by timeo, on a dead server.
 	 */
 	WRITE_ONCE(d->closing, true);
 	aifs_session_shutdown(fsi);
@@ -123,6 +139,23 @@ void aifs_data_close(struct aifs_fs_info *fsi)
 			aifs_conn_fail(ds->conn, -ESHUTDOWN);
 		mutex_unlock(&ds->lock);
 	}
+	flush_workqueue(d->wq);
+}
+
+/**
+ * aifs_data_close - close every data server connection of a mount
+ * @fsi: the mount
+ */
+void aifs_data_close(struct aifs_fs_info *fsi)
+{
+	struct aifs_data *d = &fsi->data;
+	struct aifs_dead_conn *dc, *tmp;
+	struct aifs_ds *ds;
+	unsigned long id;
+
+	if (!d->net)
+		return;
+	aifs_data_shutdown(fsi);
 	destroy_workqueue(d->wq);
 	xa_for_each(&d->servers, id, ds) {
 		aifs_conn_close(ds->conn);

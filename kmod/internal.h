@@ -27,6 +27,7 @@
 
 struct crypto_shash;
 struct aifs_fs_info;
+struct iov_iter;
 struct net;
 struct seq_file;
 struct task_struct;
@@ -215,6 +216,10 @@ int aifs_conn_call_id(struct aifs_conn *conn, u32 id, u16 opcode,
 		      u32 reply_size, unsigned long timeout);
 int aifs_conn_call(struct aifs_conn *conn, u16 opcode, const void *payload,
 		   u32 len, void *reply, u32 reply_size, unsigned long timeout);
+int aifs_conn_call_data(struct aifs_conn *conn, u16 opcode,
+			const void *payload, u32 len, void *head,
+			u32 head_size, struct iov_iter *data,
+			unsigned long timeout);
 
 /*
  * auth.c
@@ -341,7 +346,8 @@ int aifs_mds_call(struct super_block *sb, struct aifs_mds_msg *m);
  * @dead: failed connections, closed at umount
  * @net: network namespace of the connections; NULL before
  *	aifs_data_init()
- * @wq: runs the sub-requests of reads; drained at umount
+ * @wq: runs the sub-requests of reads, max_inflight at once; drained at
+ *	umount
  * @closing: umount began: no new connections
  */
 struct aifs_data {
@@ -358,6 +364,8 @@ struct aifs_data {
 };
 
 int aifs_data_init(struct aifs_fs_info *fsi, struct net *net);
+void aifs_data_set_inflight(struct aifs_fs_info *fsi);
+void aifs_data_shutdown(struct aifs_fs_info *fsi);
 void aifs_data_close(struct aifs_fs_info *fsi);
 int aifs_data_refresh_map(struct aifs_fs_info *fsi);
 void aifs_data_map_seen(struct aifs_fs_info *fsi, u64 epoch);

@@ -116,25 +116,23 @@ static int aifs_tcp_send(struct aifs_xprt *xprt, struct kvec *vec, size_t nr,
 	return ret == -ERESTARTSYS ? -EINTR : ret;
 }
 
-static int aifs_tcp_recv(struct aifs_xprt *xprt, void *buf, size_t len)
+static int aifs_tcp_recv(struct aifs_xprt *xprt, struct iov_iter *iter)
 {
 	struct socket *sock = to_tcp(xprt)->sock;
-	struct msghdr msg = {};
-	struct kvec vec;
-	int ret;
+	struct msghdr msg = { .msg_iter = *iter };
+	int ret = 0;
 
-	while (len) {
-		vec.iov_base = buf;
-		vec.iov_len = len;
-		ret = kernel_recvmsg(sock, &msg, &vec, 1, len, MSG_WAITALL);
+	/* MSG_WAITALL still returns early on a signal or a shutdown */
+	while (msg_data_left(&msg)) {
+		ret = sock_recvmsg(sock, &msg, MSG_WAITALL);
 		if (ret == 0)
-			return -ECONNRESET;	/* end of stream, or shutdown */
+			ret = -ECONNRESET;	/* end of stream, or shutdown */
 		if (ret < 0)
-			return ret;
-		buf += ret;
-		len -= ret;
+			break;
+		ret = 0;
 	}
-	return 0;
+	*iter = msg.msg_iter;
+	return ret;
 }
 
 static void aifs_tcp_shutdown(struct aifs_xprt *xprt)

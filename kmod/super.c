@@ -5,10 +5,10 @@
  *
  * A mount's life: get_tree parses the options into a new aifs_fs_info,
  * opens the session with a metadata server (session.c), then makes the
- * superblock; kill_sb removes sysfs, kills the superblock and frees the
- * aifs_fs_info, closing the session last (aifs_free_fs_info). A mount that
- * fails before the superblock exists frees the same way from
- * aifs_free_fc().
+ * superblock; kill_sb removes sysfs, ends the reads still running, kills
+ * the superblock and frees the aifs_fs_info, closing the session last
+ * (aifs_free_fs_info). A mount that fails before the superblock exists
+ * frees the same way from aifs_free_fc().
  */
 #include <linux/backing-dev.h>
 #include <linux/idr.h>
@@ -52,8 +52,10 @@ void aifs_set_tunable(struct aifs_fs_info *fsi, enum aifs_param param,
 	WRITE_ONCE(*aifs_uint_ptr(&fsi->opts, param), val);
 	if (param == AIFS_OPT_READ_AHEAD_KB)
 		aifs_set_readahead(fsi);
-	if (param == AIFS_OPT_MAX_INFLIGHT)
+	if (param == AIFS_OPT_MAX_INFLIGHT) {
 		aifs_mds_wake(fsi);
+		aifs_data_set_inflight(fsi);
+	}
 }
 
 static int aifs_show_options(struct seq_file *m, struct dentry *root)
@@ -297,6 +299,8 @@ static void aifs_kill_sb(struct super_block *sb)
 	 * store dereferences sb->s_bdi, which kill_anon_super() puts.
 	 */
 	aifs_sysfs_unregister(fsi);
+	/* reads still running (readahead, killed readers) hold inodes */
+	aifs_data_shutdown(fsi);
 	kill_anon_super(sb);
 	/* the bdi named after the id is unregistered only now */
 	if (fsi->id >= 0)

@@ -7,7 +7,9 @@
  * manner of net/9p's struct p9_trans_module: TCP (net_tcp.c) maps it onto
  * a kernel socket; RDMA will map it onto SEND/RECV of control messages
  * (copying out of its receive buffers) behind the same operations, and add
- * operations for bulk data moved by the server.
+ * operations for bulk data moved by the server. recv() takes an iov_iter so
+ * that the data of a read goes from the socket straight into the page
+ * cache.
  */
 #ifndef _AIFS_TRANSPORT_H
 #define _AIFS_TRANSPORT_H
@@ -31,10 +33,12 @@ struct aifs_xprt;
  *	@timeout jiffies for room. The caller serialises sends. Returns 0 or
  *	a negative errno; after an error some of the bytes may have gone,
  *	so the stream is unusable and the caller must close it.
- * @recv: receive exactly @len bytes into @buf, sleeping as long as it
- *	takes. Only the connection's receiver calls it. Returns 0,
- *	-ECONNRESET when the peer closed the stream or @shutdown was called,
- *	or another negative errno.
+ * @recv: receive exactly iov_iter_count(@iter) bytes into @iter (a
+ *	buffer of the connection's, or the page cache a request's data goes
+ *	to), advancing it, sleeping as long as it takes. Only the
+ *	connection's receiver calls it. Returns 0, -ECONNRESET when the peer
+ *	closed the stream or @shutdown was called, or another negative
+ *	errno; after an error, part of @iter may have been written.
  * @shutdown: stop all traffic: a @recv or @send sleeping now or later
  *	returns an error at once. Safe from any context that may sleep, and
  *	more than once.
@@ -47,7 +51,7 @@ struct aifs_transport_ops {
 				     unsigned long timeout);
 	int (*send)(struct aifs_xprt *xprt, struct kvec *vec, size_t nr,
 		    size_t len, unsigned long timeout);
-	int (*recv)(struct aifs_xprt *xprt, void *buf, size_t len);
+	int (*recv)(struct aifs_xprt *xprt, struct iov_iter *iter);
 	void (*shutdown)(struct aifs_xprt *xprt);
 	void (*destroy)(struct aifs_xprt *xprt);
 };

@@ -133,10 +133,15 @@ int aifs_frame_payload_check(const struct aifs_frame_hdr *hdr,
 {
 	if (!(le32_to_cpu(hdr->flags) & AIFS_FLAG_PAYLOAD_CRC))
 		return 0;
-	if (aifs_crc32c(payload, le32_to_cpu(hdr->payload_len)) !=
-	    le32_to_cpu(hdr->payload_crc))
-		return -EBADMSG;
-	return 0;
+	return aifs_frame_crc_check(hdr, aifs_crc32c(payload,
+					le32_to_cpu(hdr->payload_len)));
+}
+
+int aifs_frame_crc_check(const struct aifs_frame_hdr *hdr, u32 crc)
+{
+	if (!(le32_to_cpu(hdr->flags) & AIFS_FLAG_PAYLOAD_CRC))
+		return 0;
+	return crc == le32_to_cpu(hdr->payload_crc) ? 0 : -EBADMSG;
 }
 
 int aifs_hello_negotiate(const struct aifs_hello_req *req)

@@ -64,6 +64,13 @@ int aifs_frame_hdr_check(const struct aifs_frame_hdr *hdr, u32 max_payload);
 int aifs_frame_payload_check(const struct aifs_frame_hdr *hdr,
 			     const void *payload);
 
+/*
+ * The same for a payload received in pieces: @crc is their CRC32C, chained
+ * from one piece to the next (crc32c(~0, first), crc32c(that, second) ...,
+ * complemented at the end: what aifs_crc32c() gives for the whole).
+ */
+int aifs_frame_crc_check(const struct aifs_frame_hdr *hdr, u32 crc);
+
 /**
  * aifs_hello_negotiate() - pick the version for a HELLO request
  * @req: a decoded HELLO request

@@ -105,6 +105,30 @@ static void test_payload_crc(void)
 	}
 }
 
+/* A payload checked in two pieces, as the kernel client receives data. */
+static void test_payload_crc_pieces(void)
+{
+	struct aifs_frame_hdr h;
+	u8 payload[100];
+	u32 i, cut;
+
+	for (i = 0; i < sizeof(payload); i++)
+		payload[i] = i * 13;
+	sealed(&h, AIFS_FLAG_PAYLOAD_CRC, 0);
+	h.payload_crc = cpu_to_le32(aifs_crc32c(payload, sizeof(payload)));
+	for (cut = 0; cut <= sizeof(payload); cut += 9) {
+		u32 crc = crc32c(~0U, payload, cut);
+
+		TEST_CTX("payload crc in pieces, cut at %u", cut);
+		crc = crc32c(crc, payload + cut, sizeof(payload) - cut);
+		CHECK_EQ(aifs_frame_crc_check(&h, ~crc), 0);
+		CHECK_EQ(aifs_frame_crc_check(&h, crc), -EBADMSG);
+	}
+	TEST_CTX("payload crc in pieces, none in the frame");
+	sealed(&h, 0, 0);
+	CHECK_EQ(aifs_frame_crc_check(&h, 1), 0);
+}
+
 static void test_handshake(void)
 {
 	struct aifs_hello_req req = { 0 };
@@ -156,6 +180,7 @@ int main(void)
 	test_crc32c();
 	test_frame_hdr();
 	test_payload_crc();
+	test_payload_crc_pieces();
 	test_handshake();
 	return test_result("proto-frame");
 }
