@@ -33,7 +33,7 @@ dd if=/mnt/a/big of=/dev/null bs=1M status=none &
 readers=($!)
 dd if=/mnt/a/big of=/dev/null bs=64k status=none &
 readers+=($!)
-# readahead of at most one page: one CHUNK_READ, sent by the reader itself
+# readahead of at most one page: one CHUNK_READ; the reader waits on its folio
 dir=$(ls -d /sys/fs/aifs/aifs-*)
 echo 4 >"$dir/read_ahead_kb"
 dd if=/mnt/a/small of=/dev/null bs=4k status=none &
