@@ -220,6 +220,9 @@ int aifs_conn_call_data(struct aifs_conn *conn, u16 opcode,
 			const void *payload, u32 len, void *head,
 			u32 head_size, struct iov_iter *data,
 			unsigned long timeout);
+int aifs_conn_call_write(struct aifs_conn *conn, u16 opcode,
+			 const void *payload, u32 len, struct iov_iter *data,
+			 void *reply, u32 reply_size, unsigned long timeout);
 
 /*
  * auth.c
