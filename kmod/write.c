@@ -88,8 +88,9 @@ static unsigned long aifs_write_timeout(struct aifs_fs_info *fsi)
  */
 static bool aifs_write_failover(struct aifs_conn *conn, int err)
 {
+	/* not for the mount going away, nor a killed task (launder_folio) */
 	if (IS_ERR(conn))
-		return PTR_ERR(conn) != -ESHUTDOWN;
+		return PTR_ERR(conn) != -ESHUTDOWN && PTR_ERR(conn) != -EINTR;
 	return err == -ESTALE || aifs_conn_error(conn);
 }
 
@@ -243,17 +244,20 @@ static void aifs_write_work(struct work_struct *work)
  * struct aifs_wb - what writepages gathers
  * @wreq: the run being gathered, NULL between runs
  * @layout: the file's layout
- * @size: i_size at the start
  * @err: the layout is unusable: the folios are ended with this error
  */
 struct aifs_wb {
 	struct aifs_write_req *wreq;
 	struct aifs_layout layout;
-	loff_t size;
 	int err;
 };
 
-/* Send the run gathered so far; it ends on its own. */
+/*
+ * Send the run gathered so far; it ends on its own. i_size is read now,
+ * not when writepages began: a write that grew the file meanwhile set it
+ * before it dirtied its folio, and only truncate shrinks it, which waits
+ * for writeback (and, in setattr, writes back first with i_rwsem held).
+ */
 static void aifs_wb_flush(struct aifs_wb *wb)
 {
 	struct aifs_write_req *wreq = wb->wreq;
@@ -261,7 +265,8 @@ static void aifs_wb_flush(struct aifs_wb *wb)
 	if (!wreq)
 		return;
 	wb->wreq = NULL;
-	wreq->len = min_t(loff_t, wreq->span, wb->size - wreq->pos);
+	wreq->len = min_t(loff_t, wreq->span,
+			  i_size_read(wreq->inode) - wreq->pos);
 	queue_work(wreq->fsi->data.wq, &wreq->work);
 }
 
@@ -305,7 +310,7 @@ static int aifs_writepages_fill(struct page *page,
 	loff_t pos = folio_pos(folio);
 	struct aifs_wb *wb = data;
 
-	if (pos >= wb->size || wb->err) {
+	if (pos >= i_size_read(inode) || wb->err) {
 		/* past EOF (truncated since), or nowhere to send it */
 		folio_start_writeback(folio);
 		folio_unlock(folio);
@@ -332,7 +337,7 @@ int aifs_writepages(struct address_space *mapping,
 		    struct writeback_control *wbc)
 {
 	struct inode *inode = mapping->host;
-	struct aifs_wb wb = { .size = i_size_read(inode) };
+	struct aifs_wb wb = { };
 	int err;
 
 	wb.err = aifs_layout_get(inode, &wb.layout);
