@@ -344,21 +344,6 @@ static u64 aifs_setattr_handle(struct inode *inode, const struct iattr *iattr)
 }
 
 /*
- * A truncation: the dirty data is written back first, so that none lands
- * on the data servers after the MDS cut the chunks; the writes of this
- * client then count as committed by the SETATTR, which sets the size.
- */
-static int aifs_setattr_size_begin(struct inode *inode)
-{
-	int err = filemap_write_and_wait(inode->i_mapping);
-
-	if (err)
-		return err;
-	clear_bit(AIFS_I_WRITTEN, &AIFS_I(inode)->flags);
-	return 0;
-}
-
-/*
  * chmod, chown, utimens and truncate. The VFS holds i_rwsem: no write
  * runs meanwhile.
  */
@@ -377,6 +362,7 @@ int aifs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		.req = &req, .req_size = sizeof(req),
 		.rep = &rep, .rep_size = sizeof(rep),
 	};
+	bool written = false;
 	u32 valid = 0;
 	int err;
 
@@ -398,9 +384,16 @@ int aifs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 						iattr->ia_gid));
 	}
 	if (ia & ATTR_SIZE) {
-		err = aifs_setattr_size_begin(inode);
+		/*
+		 * The dirty data goes first, so that none lands on the data
+		 * servers after the MDS cut the chunks; this client's writes
+		 * then count as committed by the SETATTR, which sets the size.
+		 */
+		err = filemap_write_and_wait(inode->i_mapping);
 		if (err)
 			return err;
+		written = test_and_clear_bit(AIFS_I_WRITTEN,
+					     &AIFS_I(inode)->flags);
 		valid |= AIFS_SETATTR_SIZE;
 		req.size = cpu_to_le64(iattr->ia_size);
 	}
@@ -416,7 +409,7 @@ int aifs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	}
 	req.valid = cpu_to_le32(valid);
 	err = aifs_mds_call(inode->i_sb, &m);
-	if (err && (ia & ATTR_SIZE))
+	if (err && written)
 		set_bit(AIFS_I_WRITTEN, &AIFS_I(inode)->flags);
 	if (!err)
 		err = aifs_inode_update(inode, &rep.attr);
