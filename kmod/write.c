@@ -34,8 +34,9 @@
  * that answers ESTALE (its copy is being resynced) is skipped: the next
  * member of the group becomes the primary of this write, with the members
  * after it as replicas. The data servers' version rules make that safe
- * while the skipped server stays away, not after it returns; see
- * Documentation/kernel-client.md, "Writes".
+ * only while every copy left knows whether it is current: not once the
+ * skipped server returns, nor when the new primary had missed writes
+ * itself; see Documentation/kernel-client.md, "Writes".
  *
  * A run holds its inode (ihold), as a read does; umount writes back and
  * waits (sync_filesystem()) before the connections fail, and drains the
