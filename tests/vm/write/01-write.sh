@@ -1,5 +1,5 @@
 # Buffered writes through the mount — dd at several block sizes, cp,
-# appends, random writes across chunk boundaries with holes and
+# rewrites through O_TRUNC, appends, random writes across chunk boundaries with holes and
 # truncations, partial writes into data not cached — compared byte for
 # byte with a local copy: through the page cache, from a cold cache,
 # through the data servers without the kernel (aifs-put -g) and after a
@@ -51,6 +51,11 @@ for bs in 1000 65537 $((5 * MiB)); do
 	cp "$src/s$((13 * MiB + 5))" "$src/dd$bs"
 	add "dd$bs"
 done
+# rewritten shorter through O_TRUNC: the size of its close still counts
+cp "$src/s$((4 * MiB + 1))" /mnt/a/over
+head -c 100000 /dev/urandom >"$src/over"
+cat "$src/over" >/mnt/a/over
+add over
 # appends (O_APPEND)
 for i in $(seq 20); do
 	head -c $((i * 70001)) /dev/urandom >"$src/piece"
