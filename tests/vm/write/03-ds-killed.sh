@@ -4,7 +4,7 @@
 . "$AIFS_TOP/tests/vm/lib.sh"
 
 MiB=1048576
-mount_cluster /mnt/a timeo=50
+mount_cluster /mnt/a timeo=100
 dir=$(ls -d /sys/fs/aifs/aifs-*)
 src=$(mktemp -d /tmp/aifs-src.XXXXXX)
 head -c $((48 * MiB + 4321)) /dev/urandom >"$src/f"

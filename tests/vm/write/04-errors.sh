@@ -5,7 +5,7 @@
 . "$AIFS_TOP/tests/vm/lib.sh"
 
 MiB=1048576
-mount_cluster /mnt/a timeo=20
+mount_cluster /mnt/a
 # placed on all three servers while they are up: one group each
 : >/mnt/a/fsync
 : >/mnt/a/close
