@@ -4,14 +4,6 @@
 # (close-to-open: fsync, close, open through the other one).
 . "$AIFS_TOP/tests/vm/lib.sh"
 
-# fsx loads both CPUs of the guest for minutes. With the default grace of
-# 1 s, seed 7 read old bytes back after a truncation (op 1936), with
-# nothing in the kernel log; the suspected cause is the MDS's: a data
-# server whose heartbeat is late counts as OFFLINE, and the MDS answers a
-# truncation without waiting for such a server to cut its chunks
-# (chunkq.c, drain_reach()), while the client still writes to and reads
-# from it
-export AIFS_HEARTBEAT_GRACE_MS=${AIFS_HEARTBEAT_GRACE_MS:-10000}
 mount_cluster /mnt/a
 umount_at_exit /mnt/b
 mkdir -p /mnt/b
