@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * aifs - the page cache of regular files: read_folio and readahead.
+ * aifs - the page cache of regular files: read_folio and readahead; the
+ * write side of the address space operations is in write.c.
  *
  * Shaped like netfs, so that moving to it later is mechanical: a read
  * request (a readahead window, or one folio) covers [pos, pos + len) of
  * the file's page cache, whose folios the caller locked; it is split at
  * chunk boundaries, and at AIFS_DATA_MAX_IO, into sub-requests, each one
  * CHUNK_READ to the chunk's primary, run as work items on the mount's
- * aifs-read workqueue (max_inflight at once). Readahead and read_folio
+ * aifs-io workqueue (max_inflight at once). Readahead and read_folio
  * queue them and return: the reader waits on the folio lock, killably, in
  * filemap_read() or filemap_fault(). When the last sub-request ends, the
  * folios are marked uptodate, unless one failed, and unlocked.
@@ -41,11 +42,9 @@
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include <linux/workqueue.h>
+#include <linux/writeback.h>
 
 #include "internal.h"
-
-/* Largest CHUNK_READ: one work item's share of a window. */
-#define AIFS_DATA_MAX_IO	BIT(20)
 
 /*
  * Readahead marks the folios it fills with AIFS_FOLIO_READAHEAD as their
@@ -242,6 +241,23 @@ zero:
 	return 0;
 }
 
+/**
+ * aifs_layout_group - the data servers of a chunk
+ * @l: a layout aifs_layout_get() accepted
+ * @index: the chunk's index
+ * @width: out: entries of the group, its primary first
+ *
+ * Return: the group's first entry in @l->targets.
+ */
+const __le32 *aifs_layout_group(const struct aifs_layout *l, u32 index,
+				u32 *width)
+{
+	u32 stripes = le16_to_cpu(l->stripe_count);
+
+	*width = le16_to_cpu(l->target_count) / stripes;
+	return &l->targets[index % stripes * *width];
+}
+
 /*
  * The sub-request from each replica of its chunk's group in turn; a mount
  * going away stops the search.
@@ -253,14 +269,13 @@ static int aifs_read_sub_issue(struct aifs_read_sub *sub)
 	u32 chunk = le32_to_cpu(l->chunk_size);
 	u64 pos = rreq->pos + sub->start;
 	u32 index = div_u64(pos, chunk), off = pos & (chunk - 1);
-	u32 stripes = le16_to_cpu(l->stripe_count);
-	u32 width = le16_to_cpu(l->target_count) / stripes;
-	u32 g = index % stripes * width, r, id;
+	u32 width, r, id;
+	const __le32 *group = aifs_layout_group(l, index, &width);
 	struct aifs_conn *conn;
 	int err = -EIO;
 
 	for (r = 0; r < width; r++) {
-		id = le32_to_cpu(l->targets[g + r]);
+		id = le32_to_cpu(group[r]);
 		conn = aifs_data_conn(rreq->fsi, id);
 		err = IS_ERR(conn) ? PTR_ERR(conn) :
 		      aifs_chunk_read(sub, conn, index, off);
@@ -323,8 +338,16 @@ static u32 aifs_read_split(struct aifs_read_req *rreq, u32 len,
 	return nr;
 }
 
-/* Copy the layout under i_lock, where OPEN updates it, and check it. */
-static int aifs_read_layout(struct inode *inode, struct aifs_layout *layout)
+/**
+ * aifs_layout_get - the layout of a file's last OPEN, checked
+ * @inode: the file
+ * @layout: out: a copy, taken under i_lock, where OPEN updates it
+ *
+ * Return: 0; -ENOSPC for a layout without targets (no data server was up
+ * when the file was opened for writing); -EIO for none or one the data
+ * path cannot use.
+ */
+int aifs_layout_get(struct inode *inode, struct aifs_layout *layout)
 {
 	struct aifs_inode_info *ai = AIFS_I(inode);
 	bool has_layout;
@@ -333,16 +356,16 @@ static int aifs_read_layout(struct inode *inode, struct aifs_layout *layout)
 	has_layout = ai->has_layout;
 	*layout = ai->layout;
 	spin_unlock(&inode->i_lock);
+	if (has_layout && !layout->target_count)
+		return -ENOSPC;
 	return has_layout && aifs_layout_ok(layout) ? 0 : -EIO;
 }
 
 /* Set up the sub-requests of the first @len bytes of @rreq. */
 static int aifs_read_prepare(struct aifs_read_req *rreq, u32 len)
 {
-	int err = aifs_read_layout(rreq->inode, &rreq->layout);
-
-	if (err)
-		return err;
+	if (aifs_layout_get(rreq->inode, &rreq->layout))
+		return -EIO;
 	rreq->nr = aifs_read_split(rreq, len, NULL);
 	rreq->subs = kcalloc(rreq->nr, sizeof(*rreq->subs), GFP_KERNEL);
 	if (!rreq->subs)
@@ -486,6 +509,11 @@ static void aifs_invalidate_folio(struct folio *folio, size_t offset,
 const struct address_space_operations aifs_aops = {
 	.read_folio	= aifs_read_folio,
 	.readahead	= aifs_readahead,
+	.write_begin	= aifs_write_begin,
+	.write_end	= aifs_write_end,
+	.dirty_folio	= filemap_dirty_folio,
+	.writepages	= aifs_writepages,
+	.launder_folio	= aifs_launder_folio,
 	.release_folio	= aifs_release_folio,
 	.invalidate_folio = aifs_invalidate_folio,
 	/* moves the private data along, unlike the default, which drops it */

@@ -21,6 +21,12 @@
  * only once its request is completed, and a timeout (or a fatal signal)
  * closes the connection first, which ends a receive under way.
  *
+ * Writes go the other way (aifs_conn_call_write()): the frame's payload is
+ * the request's fixed part and then an iov_iter over the pages of the
+ * data, sent by a second send() right after the first; the payload CRC32C
+ * is chained over both before anything is sent, so the pages must not
+ * change meanwhile (the superblock asks for stable writes).
+ *
  * Requests: each has an id, from one counter for the whole module, so that
  * a request resent on a new connection keeps its id and no other request
  * of this client takes it while the MDS's reply cache remembers it (its
@@ -511,27 +517,54 @@ static void aifs_conn_forget(struct aifs_conn *conn, struct aifs_req *req,
 		aifs_req_put(req);
 }
 
-static void aifs_conn_send(struct aifs_conn *conn, u32 id, u16 opcode,
-			   const void *payload, u32 len, unsigned long timeout)
+/* The CRC32C of a frame's payload: @len bytes at @payload, then @data. */
+static int aifs_conn_payload_crc(const void *payload, u32 len,
+				 const struct iov_iter *data, u32 *crc)
 {
+	struct iov_iter iter;
+
+	*crc = crc32c(~0U, payload, len);
+	if (!data || !iov_iter_count(data))
+		return 0;
+	iter = *data;	/* the copy is consumed, the original sent */
+	return aifs_iter_crc32c(&iter, iov_iter_count(&iter), crc);
+}
+
+/*
+ * Send a frame whose payload is @len bytes at @payload followed by the
+ * bytes of @data (NULL: none): the header and @payload in one send, @data
+ * straight from its pages in a second.
+ */
+static void aifs_conn_send(struct aifs_conn *conn, u32 id, u16 opcode,
+			   const void *payload, u32 len, struct iov_iter *data,
+			   unsigned long timeout)
+{
+	u32 total = len + (data ? iov_iter_count(data) : 0);
 	struct aifs_frame_hdr hdr;
+	struct iov_iter iter;
 	struct kvec vec[2];
+	u32 crc;
 	int err;
 
-	aifs_frame_hdr_init(&hdr, opcode, len ? AIFS_FLAG_PAYLOAD_CRC : 0, id,
-			    len);
+	aifs_frame_hdr_init(&hdr, opcode, total ? AIFS_FLAG_PAYLOAD_CRC : 0,
+			    id, total);
 	hdr.version = cpu_to_le16(READ_ONCE(conn->version));
-	if (len)
-		hdr.payload_crc = cpu_to_le32(aifs_crc32c(payload, len));
+	err = aifs_conn_payload_crc(payload, len, data, &crc);
+	if (err)
+		goto out;
+	if (total)
+		hdr.payload_crc = cpu_to_le32(~crc);
 	aifs_frame_hdr_seal(&hdr);
 
 	vec[0].iov_base = &hdr;
 	vec[0].iov_len = sizeof(hdr);
 	vec[1].iov_base = (void *)payload;
 	vec[1].iov_len = len;
-
-	err = conn->xprt->ops->send(conn->xprt, vec, len ? 2 : 1,
-				    sizeof(hdr) + len, timeout);
+	iov_iter_kvec(&iter, ITER_SOURCE, vec, len ? 2 : 1, sizeof(hdr) + len);
+	err = conn->xprt->ops->send(conn->xprt, &iter, total > len, timeout);
+	if (!err && total > len)
+		err = conn->xprt->ops->send(conn->xprt, data, false, timeout);
+out:
 	/* part of the frame may have gone: the stream is lost */
 	if (err)
 		aifs_conn_report(conn, err, "send failed");
@@ -560,9 +593,13 @@ static int aifs_conn_wait(struct aifs_conn *conn, struct aifs_req *req,
 	return left ? -EINTR : -ETIMEDOUT;
 }
 
-/* A call; its reply's first @reply_size bytes at @reply, the rest to @data. */
+/*
+ * A call: @out (NULL: nothing) is sent after the @len bytes at @payload;
+ * the reply's first @reply_size bytes go to @reply, the rest to @data.
+ */
 static int aifs_conn_do_call(struct aifs_conn *conn, u32 id, u16 opcode,
-			     const void *payload, u32 len, void *reply,
+			     const void *payload, u32 len,
+			     struct iov_iter *out, void *reply,
 			     u32 reply_size, struct iov_iter *data,
 			     unsigned long timeout)
 {
@@ -590,7 +627,7 @@ static int aifs_conn_do_call(struct aifs_conn *conn, u32 id, u16 opcode,
 		goto out;
 	}
 	/* on failure this fails @req too: the wait below returns at once */
-	aifs_conn_send(conn, id, opcode, payload, len, timeout);
+	aifs_conn_send(conn, id, opcode, payload, len, out, timeout);
 	mutex_unlock(&conn->send_lock);
 
 	err = aifs_conn_wait(conn, req, timeout) ?: req->status;
@@ -625,7 +662,7 @@ int aifs_conn_call_id(struct aifs_conn *conn, u32 id, u16 opcode,
 		      const void *payload, u32 len, void *reply,
 		      u32 reply_size, unsigned long timeout)
 {
-	return aifs_conn_do_call(conn, id, opcode, payload, len, reply,
+	return aifs_conn_do_call(conn, id, opcode, payload, len, NULL, reply,
 				 reply_size, NULL, timeout);
 }
 
@@ -678,5 +715,32 @@ int aifs_conn_call_data(struct aifs_conn *conn, u16 opcode,
 			unsigned long timeout)
 {
 	return aifs_conn_do_call(conn, aifs_conn_new_id(), opcode, payload,
-				 len, head, head_size, data, timeout);
+				 len, NULL, head, head_size, data, timeout);
+}
+
+/**
+ * aifs_conn_call_write - a new request that carries bulk data
+ * @conn: the connection
+ * @opcode: enum aifs_opcode
+ * @payload: the encoded fixed part of the request
+ * @len: its length
+ * @data: page-backed (ITER_XARRAY, ITER_BVEC) source of the rest of the
+ *	payload, sent straight from its pages; @len plus its count is at
+ *	most AIFS_MAX_PAYLOAD. The pages must not change until the call
+ *	is over, as the payload CRC32C is computed before they are sent.
+ * @reply: where the reply's payload goes
+ * @reply_size: room at @reply
+ * @timeout: jiffies to wait for the reply (and for room to send)
+ *
+ * As aifs_conn_call(). The frame is sent whole before the call waits, so
+ * @data is no longer used once it returns, whatever the outcome.
+ *
+ * Return: as aifs_conn_call_id().
+ */
+int aifs_conn_call_write(struct aifs_conn *conn, u16 opcode,
+			 const void *payload, u32 len, struct iov_iter *data,
+			 void *reply, u32 reply_size, unsigned long timeout)
+{
+	return aifs_conn_do_call(conn, aifs_conn_new_id(), opcode, payload,
+				 len, data, reply, reply_size, NULL, timeout);
 }

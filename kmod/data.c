@@ -14,11 +14,12 @@
  * hostile replica costs one attempt, not one per request; one that closed
  * the connection (restarted) is reconnected at once.
  *
- * The sub-requests of reads run on the mount's own workqueue, at most
- * max_inflight at once, and outlive the reader that started them: umount
- * first fails every connection and stops new ones (@closing), then drains
- * the workqueue (before the superblock goes: a read holds its inode), and
- * only then frees.
+ * The sub-requests of reads and the runs of writeback run on the mount's
+ * own workqueue (with a rescuer: writeback must progress when memory is
+ * short), at most max_inflight at once, and outlive the task that started
+ * them: umount first fails every connection and stops new ones
+ * (@closing), then drains the workqueue (before the superblock goes: a
+ * read or a write holds its inode), and only then frees.
  */
 #define pr_fmt(fmt) "aifs: " fmt
 
@@ -83,7 +84,7 @@ int aifs_data_init(struct aifs_fs_info *fsi, struct net *net)
 {
 	struct aifs_data *d = &fsi->data;
 
-	d->wq = alloc_workqueue("aifs-read", WQ_UNBOUND, 0);
+	d->wq = alloc_workqueue("aifs-io", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!d->wq)
 		return -ENOMEM;
 	aifs_data_set_inflight(fsi);
@@ -97,7 +98,7 @@ int aifs_data_init(struct aifs_fs_info *fsi, struct net *net)
 }
 
 /**
- * aifs_data_set_inflight - let max_inflight sub-requests of reads run at once
+ * aifs_data_set_inflight - let max_inflight reads and writes run at once
  * @fsi: the mount, whose max_inflight is set or just changed
  */
 void aifs_data_set_inflight(struct aifs_fs_info *fsi)

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * aifs - open regular files: OPEN and CLOSE with the MDS, reads through
- * the page cache (addr.c fills it).
+ * aifs - open regular files: OPEN and CLOSE with the MDS, reads and writes
+ * through the page cache (addr.c fills it, write.c writes it back), fsync.
  *
  * OPEN returns the file's attributes, its layout and a handle. The layout
  * is kept in the inode, where readahead (which may have no file) finds it;
  * the handle in the file, for CLOSE at release. Close-to-open: the
  * attributes of OPEN are taken, and when the server's change counter
- * moved since the last OPEN the cached pages are dropped.
+ * moved since the last OPEN the cached pages are dropped (dirty ones
+ * written first: launder_folio). A close writes the dirty data back
+ * (flush) and CLOSE commits the size and mtime the writes made; fsync
+ * commits them with SETATTR.
  */
 #define pr_fmt(fmt) "aifs: " fmt
 
@@ -55,10 +58,12 @@ static int aifs_file_opened(struct inode *inode, const struct aifs_open_rep *rep
  * open_grace_ms after its last session ended), so a CLOSE goes on any
  * connection of the session; but only once, on the connection there is:
  * close(2) never waits for a dead cluster. A CLOSE lost so leaves the
- * open on the MDS until this client's sessions end.
+ * open on the MDS until this client's sessions end. With @commit, it
+ * carries the size and mtime of the writes (AIFS_CLOSE_SIZE); they stay
+ * uncommitted when it fails.
  */
 static int aifs_file_close_call(struct inode *inode,
-				const struct aifs_file *af)
+				const struct aifs_file *af, bool commit)
 {
 	struct aifs_close_req req = {
 		.ino = cpu_to_le64(inode->i_ino),
@@ -71,8 +76,23 @@ static int aifs_file_close_call(struct inode *inode,
 		.rep = &rep, .rep_size = sizeof(rep),
 		.once = true,
 	};
+	int err;
 
-	return aifs_mds_call(inode->i_sb, &m);
+	commit = commit &&
+		 test_and_clear_bit(AIFS_I_WRITTEN, &AIFS_I(inode)->flags);
+	if (commit) {
+		req.flags = cpu_to_le32(AIFS_CLOSE_SIZE);
+		spin_lock(&inode->i_lock);
+		req.size = cpu_to_le64(i_size_read(inode));
+		aifs_ts_to_wire(&req.mtime, &inode->i_mtime);
+		spin_unlock(&inode->i_lock);
+	}
+	err = aifs_mds_call(inode->i_sb, &m);
+	if (err && commit)
+		set_bit(AIFS_I_WRITTEN, &AIFS_I(inode)->flags);
+	if (!err && commit)
+		err = aifs_inode_update(inode, &rep.attr);
+	return err;
 }
 
 static int aifs_file_open(struct inode *inode, struct file *file)
@@ -99,7 +119,7 @@ static int aifs_file_open(struct inode *inode, struct file *file)
 	af->handle = le64_to_cpu(rep.handle);
 	err = aifs_file_opened(inode, &rep);
 	if (err) {
-		aifs_file_close_call(inode, af);
+		aifs_file_close_call(inode, af, false);
 		goto out_free;
 	}
 	file->private_data = af;
@@ -109,12 +129,32 @@ out_free:
 	return err;
 }
 
+/*
+ * Every close(2): the dirty data goes to the data servers, and an error of
+ * its writeback that this file has not reported yet is reported now.
+ */
+static int aifs_file_flush(struct file *file, fl_owner_t id)
+{
+	if (!(file->f_mode & FMODE_WRITE))
+		return 0;
+	filemap_write_and_wait(file->f_mapping);
+	return file_check_and_advance_wb_err(file);
+}
+
+/*
+ * The last close: what was written through another descriptor of the file
+ * since the last flush goes too, then CLOSE, with the size of the writes
+ * for a file open for writing. Errors have nobody to go to here: a failed
+ * CLOSE ends with the session, an unwritten size waits for the next.
+ */
 static int aifs_file_release(struct inode *inode, struct file *file)
 {
 	struct aifs_file *af = file->private_data;
+	bool writer = file->f_mode & FMODE_WRITE;
 
-	/* nothing to flush yet; a failed CLOSE ends with the session */
-	aifs_file_close_call(inode, af);
+	if (writer)
+		filemap_write_and_wait(inode->i_mapping);
+	aifs_file_close_call(inode, af, writer);
 	kfree(af);
 	return 0;
 }
@@ -129,11 +169,53 @@ static ssize_t aifs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	return generic_file_read_iter(iocb, to);
 }
 
+/*
+ * As reads, the attributes are fetched again after attr_timeout (O_APPEND
+ * writes at the size); a file whose layout has no data server to write to
+ * is ENOSPC before anything is cached. generic_file_write_iter() does the
+ * rest: limits, privileges, mtime, the page cache, balanced dirtying
+ * through the mount's bdi, and O_SYNC/O_DSYNC through fsync.
+ */
+static ssize_t aifs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
+{
+	struct inode *inode = file_inode(iocb->ki_filp);
+	struct aifs_layout layout;
+	int err;
+
+	err = aifs_revalidate(inode, false) ?: aifs_layout_get(inode, &layout);
+	if (err)
+		return err;
+	/* before file_update_time(): a reply must not undo the new mtime */
+	aifs_inode_written(inode, 0);
+	return generic_file_write_iter(iocb, from);
+}
+
+/*
+ * Every CHUNK_WRITE is durable when answered (AIFS_IO_SYNC), so fsync is
+ * writeback and its wait, then the size and mtime to the MDS; the error
+ * is the writeback's first one this file has not reported yet.
+ */
+static int aifs_file_fsync(struct file *file, loff_t start, loff_t end,
+			   int datasync)
+{
+	struct aifs_file *af = file->private_data;
+	int err;
+
+	err = file_write_and_wait_range(file, start, end);
+	if (err || !(file->f_mode & FMODE_WRITE))
+		return err;
+	return aifs_inode_commit(file_inode(file), af->handle);
+}
+
 const struct file_operations aifs_file_fops = {
 	.open		= aifs_file_open,
+	.flush		= aifs_file_flush,
 	.release	= aifs_file_release,
+	.fsync		= aifs_file_fsync,
 	.llseek		= generic_file_llseek,
 	.read_iter	= aifs_file_read_iter,
+	.write_iter	= aifs_file_write_iter,
 	.splice_read	= aifs_splice_read,
+	.splice_write	= iter_file_splice_write,
 	.mmap		= generic_file_readonly_mmap,
 };

@@ -21,6 +21,8 @@
 #include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/kdev_t.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
 #include <linux/posix_acl.h>
 #include <linux/slab.h>
 #include <linux/xattr.h>
@@ -70,6 +72,7 @@ struct inode *aifs_alloc_inode(struct super_block *sb)
 	ai->flags = 0;
 	ai->symlink = NULL;
 	ai->has_layout = false;
+	ai->mds_size = 0;
 	return &ai->vfs_inode;
 }
 
@@ -81,7 +84,7 @@ void aifs_free_inode(struct inode *inode)
 	kmem_cache_free(aifs_inode_cachep, ai);
 }
 
-/* Regular files and special files alike, until the data path. */
+/* Regular files and special files alike. */
 const struct inode_operations aifs_file_iops = {
 	.getattr	= aifs_getattr,
 	.setattr	= aifs_setattr,
@@ -140,7 +143,7 @@ int aifs_inode_update(struct inode *inode, const struct aifs_attr *attr)
 	struct aifs_inode_info *ai = AIFS_I(inode);
 	struct super_block *sb = inode->i_sb;
 	u32 mode = le32_to_cpu(attr->mode);
-	bool changed;
+	bool changed, written;
 	u32 timeout;
 	int err;
 
@@ -159,14 +162,19 @@ int aifs_inode_update(struct inode *inode, const struct aifs_attr *attr)
 
 	timeout = aifs_get_uint(&AIFS_SB(sb)->opts, AIFS_OPT_ATTR_TIMEOUT);
 	spin_lock(&inode->i_lock);
+	/* writes not committed yet: the MDS's size and mtime are behind */
+	written = test_bit(AIFS_I_WRITTEN, &ai->flags);
 	inode->i_mode = (inode->i_mode & S_IFMT) | (mode & ~S_IFMT);
 	set_nlink(inode, le32_to_cpu(attr->nlink));
 	inode->i_uid = make_kuid(sb->s_user_ns, le32_to_cpu(attr->uid));
 	inode->i_gid = make_kgid(sb->s_user_ns, le32_to_cpu(attr->gid));
-	i_size_write(inode, le64_to_cpu(attr->size));
+	ai->mds_size = le64_to_cpu(attr->size);
+	if (!written || ai->mds_size > i_size_read(inode))
+		i_size_write(inode, ai->mds_size);
 	inode->i_blocks = le64_to_cpu(attr->blocks);
 	aifs_ts_from_wire(&inode->i_atime, &attr->atime);
-	aifs_ts_from_wire(&inode->i_mtime, &attr->mtime);
+	if (!written)
+		aifs_ts_from_wire(&inode->i_mtime, &attr->mtime);
 	aifs_ts_from_wire(&inode->i_ctime, &attr->ctime);
 	changed = ai->change != le64_to_cpu(attr->change);
 	ai->change = le64_to_cpu(attr->change);
@@ -318,25 +326,43 @@ int aifs_getattr(struct user_namespace *mnt_userns, const struct path *path,
 	return 0;
 }
 
-static void aifs_ts_to_wire(struct aifs_timespec *w, const struct timespec64 *ts)
+void aifs_ts_to_wire(struct aifs_timespec *w, const struct timespec64 *ts)
 {
 	w->sec = cpu_to_le64(ts->tv_sec);
 	w->nsec = cpu_to_le32(ts->tv_nsec);
 }
 
-/* chmod, chown, utimens and truncate (of the MDS's size only, for now). */
+/* The MDS's handle of the open file a setattr came through (ftruncate). */
+static u64 aifs_setattr_handle(struct inode *inode, const struct iattr *iattr)
+{
+	const struct aifs_file *af;
+
+	if (!(iattr->ia_valid & ATTR_FILE) || !S_ISREG(inode->i_mode))
+		return 0;
+	af = iattr->ia_file->private_data;
+	return af ? af->handle : 0;
+}
+
+/*
+ * chmod, chown, utimens and truncate. The VFS holds i_rwsem: no write
+ * runs meanwhile.
+ */
 int aifs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		 struct iattr *iattr)
 {
 	struct inode *inode = d_inode(dentry);
 	unsigned int ia = iattr->ia_valid;
-	struct aifs_setattr_req req = { .ino = cpu_to_le64(inode->i_ino) };
+	struct aifs_setattr_req req = {
+		.ino = cpu_to_le64(inode->i_ino),
+		.handle = cpu_to_le64(aifs_setattr_handle(inode, iattr)),
+	};
 	struct aifs_attr_rep rep;
 	struct aifs_mds_msg m = {
 		.op = AIFS_OP_SETATTR,
 		.req = &req, .req_size = sizeof(req),
 		.rep = &rep, .rep_size = sizeof(rep),
 	};
+	bool written = false;
 	u32 valid = 0;
 	int err;
 
@@ -358,6 +384,16 @@ int aifs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 						iattr->ia_gid));
 	}
 	if (ia & ATTR_SIZE) {
+		/*
+		 * The dirty data goes first, so that none lands on the data
+		 * servers after the MDS cut the chunks; this client's writes
+		 * then count as committed by the SETATTR, which sets the size.
+		 */
+		err = filemap_write_and_wait(inode->i_mapping);
+		if (err)
+			return err;
+		written = test_and_clear_bit(AIFS_I_WRITTEN,
+					     &AIFS_I(inode)->flags);
 		valid |= AIFS_SETATTR_SIZE;
 		req.size = cpu_to_le64(iattr->ia_size);
 	}
@@ -373,7 +409,78 @@ int aifs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	}
 	req.valid = cpu_to_le32(valid);
 	err = aifs_mds_call(inode->i_sb, &m);
-	return err ?: aifs_inode_update(inode, &rep.attr);
+	if (err && written)
+		set_bit(AIFS_I_WRITTEN, &AIFS_I(inode)->flags);
+	if (!err)
+		err = aifs_inode_update(inode, &rep.attr);
+	/* the cached bytes past the new size go; i_size is the MDS's now */
+	if (!err && (ia & ATTR_SIZE))
+		truncate_pagecache(inode, iattr->ia_size);
+	return err;
+}
+
+/**
+ * aifs_inode_written - the page cache of a file took a write
+ * @inode: the file
+ * @end: where the write ended; i_size grows to it
+ *
+ * From now on the size and mtime are this client's until they are
+ * committed (aifs_inode_commit(), or CLOSE): replies of the MDS do not
+ * shrink the size nor move the mtime back meanwhile. Under i_lock, which
+ * aifs_inode_update() takes too.
+ */
+void aifs_inode_written(struct inode *inode, loff_t end)
+{
+	spin_lock(&inode->i_lock);
+	set_bit(AIFS_I_WRITTEN, &AIFS_I(inode)->flags);
+	if (end > i_size_read(inode))
+		i_size_write(inode, end);
+	spin_unlock(&inode->i_lock);
+}
+
+/**
+ * aifs_inode_commit - tell the MDS the size and mtime of this client's writes
+ * @inode: the file, its dirty data written back
+ * @handle: the MDS's handle of an open of it for writing
+ *
+ * Sends SETATTR when writes moved them since the last commit; the size
+ * only when it grew past what the MDS last said, so that a size another
+ * client grew meanwhile is not cut back (mostly: see kernel-client.md).
+ * The mtime is the MDS's "now": an explicit one needs the file's owner.
+ *
+ * Return: 0 or the call's negative errno (the writes stay uncommitted).
+ */
+int aifs_inode_commit(struct inode *inode, u64 handle)
+{
+	struct aifs_inode_info *ai = AIFS_I(inode);
+	struct aifs_setattr_req req = {
+		.ino = cpu_to_le64(inode->i_ino),
+		.handle = cpu_to_le64(handle),
+	};
+	struct aifs_attr_rep rep;
+	struct aifs_mds_msg m = {
+		.op = AIFS_OP_SETATTR,
+		.req = &req, .req_size = sizeof(req),
+		.rep = &rep, .rep_size = sizeof(rep),
+	};
+	u32 valid = AIFS_SETATTR_MTIME_NOW;
+	int err;
+
+	if (!test_and_clear_bit(AIFS_I_WRITTEN, &ai->flags))
+		return 0;
+	spin_lock(&inode->i_lock);
+	if (i_size_read(inode) > ai->mds_size) {
+		valid |= AIFS_SETATTR_SIZE;
+		req.size = cpu_to_le64(i_size_read(inode));
+	}
+	spin_unlock(&inode->i_lock);
+	req.valid = cpu_to_le32(valid);
+	err = aifs_mds_call(inode->i_sb, &m);
+	if (err) {
+		set_bit(AIFS_I_WRITTEN, &ai->flags);
+		return err;
+	}
+	return aifs_inode_update(inode, &rep.attr);
 }
 
 /* Close-to-open: what another client changed is seen from this open on. */

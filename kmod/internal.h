@@ -31,6 +31,7 @@ struct iov_iter;
 struct net;
 struct seq_file;
 struct task_struct;
+struct writeback_control;
 struct aifs_transport_ops;
 struct aifs_xprt;
 
@@ -220,6 +221,9 @@ int aifs_conn_call_data(struct aifs_conn *conn, u16 opcode,
 			const void *payload, u32 len, void *head,
 			u32 head_size, struct iov_iter *data,
 			unsigned long timeout);
+int aifs_conn_call_write(struct aifs_conn *conn, u16 opcode,
+			 const void *payload, u32 len, struct iov_iter *data,
+			 void *reply, u32 reply_size, unsigned long timeout);
 
 /*
  * auth.c
@@ -346,8 +350,8 @@ int aifs_mds_call(struct super_block *sb, struct aifs_mds_msg *m);
  * @dead: failed connections, closed at umount
  * @net: network namespace of the connections; NULL before
  *	aifs_data_init()
- * @wq: runs the sub-requests of reads, max_inflight at once; drained at
- *	umount
+ * @wq: runs the sub-requests of reads and the runs of writeback,
+ *	max_inflight at once; drained at umount
  * @closing: umount began: no new connections
  */
 struct aifs_data {
@@ -389,7 +393,28 @@ extern const struct file_operations aifs_file_fops;
  * addr.c
  */
 
+/* Largest CHUNK_READ or CHUNK_WRITE: one work item's share of a window. */
+#define AIFS_DATA_MAX_IO	BIT(20)
+
 extern const struct address_space_operations aifs_aops;
+
+int aifs_layout_get(struct inode *inode, struct aifs_layout *layout);
+const __le32 *aifs_layout_group(const struct aifs_layout *l, u32 index,
+				u32 *width);
+
+/*
+ * write.c
+ */
+
+int aifs_write_begin(struct file *file, struct address_space *mapping,
+		     loff_t pos, unsigned int len, struct page **pagep,
+		     void **fsdata);
+int aifs_write_end(struct file *file, struct address_space *mapping,
+		   loff_t pos, unsigned int len, unsigned int copied,
+		   struct page *page, void *fsdata);
+int aifs_writepages(struct address_space *mapping,
+		    struct writeback_control *wbc);
+int aifs_launder_folio(struct folio *folio);
 
 /*
  * inode.c
@@ -397,6 +422,7 @@ extern const struct address_space_operations aifs_aops;
 
 /* aifs_inode_info.flags */
 #define AIFS_I_STALE	0	/* the server's inode is gone or changed type */
+#define AIFS_I_WRITTEN	1	/* size and mtime moved by writes, not committed */
 
 /**
  * struct aifs_inode_info - an aifs inode
@@ -409,6 +435,7 @@ extern const struct address_space_operations aifs_aops;
  * @symlink: a symlink's target once read, NUL-terminated; set once
  * @layout: where the data is, from the last OPEN; under @vfs_inode.i_lock
  * @has_layout: @layout is set
+ * @mds_size: the size in the MDS's last reply; under @vfs_inode.i_lock
  */
 struct aifs_inode_info {
 	struct inode vfs_inode;
@@ -420,6 +447,7 @@ struct aifs_inode_info {
 	char *symlink;
 	struct aifs_layout layout;
 	bool has_layout;
+	u64 mds_size;
 };
 
 static inline struct aifs_inode_info *AIFS_I(struct inode *inode)
@@ -442,6 +470,9 @@ int aifs_getattr(struct user_namespace *mnt_userns, const struct path *path,
 int aifs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		 struct iattr *attr);
 int aifs_open(struct inode *inode, struct file *file);
+void aifs_ts_to_wire(struct aifs_timespec *w, const struct timespec64 *ts);
+void aifs_inode_written(struct inode *inode, loff_t end);
+int aifs_inode_commit(struct inode *inode, u64 handle);
 
 /*
  * namei.c

@@ -94,19 +94,24 @@ out_free:
  * SIGKILL is blocked while sending, which makes the wait killable and
  * bounded by @timeout.
  */
-static int aifs_tcp_send(struct aifs_xprt *xprt, struct kvec *vec, size_t nr,
-			 size_t len, unsigned long timeout)
+static int aifs_tcp_send(struct aifs_xprt *xprt, struct iov_iter *iter,
+			 bool more, unsigned long timeout)
 {
 	struct socket *sock = to_tcp(xprt)->sock;
-	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+	struct msghdr msg = {
+		.msg_flags = MSG_NOSIGNAL | (more ? MSG_MORE : 0),
+		.msg_iter = *iter,
+	};
+	size_t len = iov_iter_count(iter);
 	sigset_t mask, old;
 	int ret;
 
 	WRITE_ONCE(sock->sk->sk_sndtimeo, timeout);
 	siginitsetinv(&mask, sigmask(SIGKILL));
 	sigprocmask(SIG_BLOCK, &mask, &old);
-	ret = kernel_sendmsg(sock, &msg, vec, nr, len);
+	ret = sock_sendmsg(sock, &msg);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	*iter = msg.msg_iter;
 
 	if (ret == len)
 		return 0;

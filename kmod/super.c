@@ -5,9 +5,9 @@
  *
  * A mount's life: get_tree parses the options into a new aifs_fs_info,
  * opens the session with a metadata server (session.c), then makes the
- * superblock; kill_sb removes sysfs, ends the reads still running, kills
- * the superblock and frees the aifs_fs_info, closing the session last
- * (aifs_free_fs_info). A mount that fails before the superblock exists
+ * superblock; kill_sb removes sysfs, writes the dirty data back, ends the
+ * reads still running, kills the superblock and frees the aifs_fs_info,
+ * closing the session last (aifs_free_fs_info). A mount that fails before the superblock exists
  * frees the same way from aifs_free_fc().
  */
 #include <linux/backing-dev.h>
@@ -155,6 +155,8 @@ static int aifs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_xattr = aifs_xattr_handlers;
 	/* ACLs: the MDS's, checked by the VFS too (acl.c) */
 	sb->s_flags |= SB_POSIXACL;
+	/* a folio under writeback does not change: its payload CRC holds */
+	sb->s_iflags |= SB_I_STABLE_WRITES;
 
 	err = ida_alloc(&aifs_ida, GFP_KERNEL);
 	if (err < 0)
@@ -299,6 +301,13 @@ static void aifs_kill_sb(struct super_block *sb)
 	 * store dereferences sb->s_bdi, which kill_anon_super() puts.
 	 */
 	aifs_sysfs_unregister(fsi);
+	/*
+	 * Dirty data goes to the data servers, and is waited for, while the
+	 * connections still work: aifs_data_shutdown() fails them all, and
+	 * generic_shutdown_super()'s own sync would come after that.
+	 */
+	if (sb->s_root)
+		sync_filesystem(sb);
 	/* reads still running (readahead, killed readers) hold inodes */
 	aifs_data_shutdown(fsi);
 	kill_anon_super(sb);

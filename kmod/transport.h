@@ -7,9 +7,9 @@
  * manner of net/9p's struct p9_trans_module: TCP (net_tcp.c) maps it onto
  * a kernel socket; RDMA will map it onto SEND/RECV of control messages
  * (copying out of its receive buffers) behind the same operations, and add
- * operations for bulk data moved by the server. recv() takes an iov_iter so
- * that the data of a read goes from the socket straight into the page
- * cache.
+ * operations for bulk data moved by the server. recv() and send() take an
+ * iov_iter so that the data of a read goes from the socket straight into
+ * the page cache, and that of a write straight from it.
  */
 #ifndef _AIFS_TRANSPORT_H
 #define _AIFS_TRANSPORT_H
@@ -29,10 +29,13 @@ struct aifs_xprt;
  *	(-EINTR). Sleeps. Returns the new transport or an ERR_PTR(): the
  *	errno of the failed connect (-ECONNREFUSED, -EHOSTUNREACH,
  *	-ENETUNREACH ...) or -ENOMEM.
- * @send: send all @len bytes of the @nr vectors at @vec, waiting at most
- *	@timeout jiffies for room. The caller serialises sends. Returns 0 or
- *	a negative errno; after an error some of the bytes may have gone,
- *	so the stream is unusable and the caller must close it.
+ * @send: send all bytes of @iter (kvecs of the connection's, or the page
+ *	cache a write's data comes from), waiting at most @timeout jiffies
+ *	for room; @more says that another send of the same frame follows at
+ *	once (TCP: MSG_MORE, so that a frame's head and data share
+ *	segments). The caller serialises sends. Returns 0 or a negative
+ *	errno; after an error some of the bytes may have gone, so the stream
+ *	is unusable and the caller must close it.
  * @recv: receive exactly iov_iter_count(@iter) bytes into @iter (a
  *	buffer of the connection's, or the page cache a request's data goes
  *	to), advancing it, sleeping as long as it takes. Only the
@@ -49,8 +52,8 @@ struct aifs_transport_ops {
 	struct aifs_xprt *(*connect)(struct net *net,
 				     const struct sockaddr_storage *addr,
 				     unsigned long timeout);
-	int (*send)(struct aifs_xprt *xprt, struct kvec *vec, size_t nr,
-		    size_t len, unsigned long timeout);
+	int (*send)(struct aifs_xprt *xprt, struct iov_iter *iter, bool more,
+		    unsigned long timeout);
 	int (*recv)(struct aifs_xprt *xprt, struct iov_iter *iter);
 	void (*shutdown)(struct aifs_xprt *xprt);
 	void (*destroy)(struct aifs_xprt *xprt);

@@ -24,6 +24,12 @@
  * over the same connections and prints how many: one process per file
  * would pay a connection and a handshake per file, which for the ten
  * thousand files of bench/read-bench is most of the time under TCG.
+ *
+ *   aifs-put -s SECRETFILE -m MDSHOST:PORT -u FSUUID -g PATH
+ *
+ * gets instead: writes the bytes of the file at PATH to standard output,
+ * its size from the MDS and every chunk from its primary (CHUNK_READ),
+ * holes as zeros: what the servers hold, without the kernel client.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -166,13 +172,20 @@ static bool all_zero(const char *buf, size_t len)
 	return !len || (!buf[0] && !memcmp(buf, buf + 1, len - 1));
 }
 
+/* The first entry of chunk @index's group in @l->targets, and its width. */
+static u32 put_group(const struct aifs_layout *l, u32 index, u32 *width)
+{
+	u32 stripes = le16_to_cpu(l->stripe_count);
+
+	*width = stripes ? le16_to_cpu(l->target_count) / stripes : 0;
+	return stripes ? index % stripes * *width : 0;
+}
+
 /* Chunk @index (@len bytes at @buf) to its primary, retried on EAGAIN. */
 static void put_chunk(struct put *p, const struct aifs_layout *l, u64 ino,
 		      u32 index, const char *buf, u32 len)
 {
-	u32 stripes = le16_to_cpu(l->stripe_count);
-	u32 width = le16_to_cpu(l->target_count) / stripes;
-	u32 g = index % stripes * width, r, done, n;
+	u32 width, g = put_group(l, index, &width), r, done, n;
 	struct aifs_chunk_id id = { .ino = cpu_to_le64(ino),
 				    .index = cpu_to_le32(index) };
 	struct aifs_chunk_write w = { .chunk_size = le32_to_cpu(l->chunk_size),
@@ -248,6 +261,18 @@ static void put_uuid(struct put *p, const char *text)
 	}
 }
 
+/* Room for a chunk of @chunk bytes at @p->buf. */
+static void put_buf(struct put *p, u32 chunk)
+{
+	if (chunk <= p->buf_size)
+		return;
+	free(p->buf);
+	p->buf = malloc(chunk);
+	if (!p->buf)
+		die("malloc", ENOMEM);
+	p->buf_size = chunk;
+}
+
 /* Put the file @src at @dest; returns its inode number. */
 static u64 put_file(struct put *p, const char *src, char *dest, int replicas)
 {
@@ -264,13 +289,7 @@ static u64 put_file(struct put *p, const char *src, char *dest, int replicas)
 		die(src, errno);
 	ino = put_create(p, dest, &l, &handle, replicas);
 	chunk = le32_to_cpu(l.chunk_size);
-	if (chunk > p->buf_size) {
-		free(p->buf);
-		p->buf = malloc(chunk);
-		if (!p->buf)
-			die("malloc", ENOMEM);
-		p->buf_size = chunk;
-	}
+	put_buf(p, chunk);
 	for (index = 0;; index++) {
 		size_t got = 0;
 
@@ -295,6 +314,57 @@ static u64 put_file(struct put *p, const char *src, char *dest, int replicas)
 	return ino;
 }
 
+/* @len bytes of chunk @index from its primary into @buf; holes are zeros. */
+static void get_chunk(struct put *p, const struct aifs_layout *l, u64 ino,
+		      u32 index, char *buf, u32 len)
+{
+	struct aifs_chunk_id id = { .ino = cpu_to_le64(ino),
+				    .index = cpu_to_le32(index) };
+	u32 width, g = put_group(l, index, &width);
+	struct aifs_chunk_read_rep rep;
+	int ret;
+
+	memset(buf, 0, len);
+	/* no targets: nothing was ever written */
+	if (!width)
+		return;
+	memcpy(id.fs_uuid, p->fs_uuid, sizeof(id.fs_uuid));
+	ret = aifs_chunk_read(put_ds(p, le32_to_cpu(l->targets[g])), &id, 0,
+			      0, buf, len, &rep);
+	if (ret < 0 && ret != -ENOENT)
+		die("CHUNK_READ", ret);
+}
+
+/* The bytes of the file at @path to standard output. */
+static int get_file(struct put *p, char *path)
+{
+	struct aifs_entry_rep e;
+	struct aifs_layout l;
+	u64 dir, ino, size, off;
+	u32 chunk, n;
+	char *name;
+	int err;
+
+	dir = put_walk(p, path, &name);
+	err = aifs_lookup(p->mds, &p->cred, dir, name, &e);
+	if (err)
+		die(name, err);
+	ino = le64_to_cpu(e.attr.ino);
+	size = le64_to_cpu(e.attr.size);
+	err = aifs_layout_get(p->mds, &p->cred, ino, &l);
+	if (err)
+		die("LAYOUT_GET", err);
+	chunk = le32_to_cpu(l.chunk_size);
+	put_buf(p, chunk);
+	for (off = 0; off < size; off += n) {
+		n = size - off < chunk ? size - off : chunk;
+		get_chunk(p, &l, ino, off / chunk, p->buf, n);
+		if (fwrite(p->buf, 1, n, stdout) != n)
+			die("standard output", errno);
+	}
+	return fflush(stdout) ? 1 : 0;
+}
+
 /* Every "SRC DESTPATH" line of standard input; prints how many. */
 static int put_batch(struct put *p, int replicas)
 {
@@ -316,9 +386,9 @@ int main(int argc, char **argv)
 	static struct put p;
 	const char *secret = NULL, *mds = NULL, *uuid = NULL;
 	char why[256], host[256], *port;
-	int opt, replicas = 0, map_only = 0, batch = 0;
+	int opt, replicas = 0, map_only = 0, batch = 0, get = 0;
 
-	while ((opt = getopt(argc, argv, "s:m:u:r:Mb")) != -1) {
+	while ((opt = getopt(argc, argv, "s:m:u:r:Mbg")) != -1) {
 		if (opt == 's')
 			secret = optarg;
 		else if (opt == 'm')
@@ -329,15 +399,18 @@ int main(int argc, char **argv)
 			map_only = 1;
 		else if (opt == 'b')
 			batch = 1;
+		else if (opt == 'g')
+			get = 1;
 		else if (opt == 'r')
 			replicas = atoi(optarg);
 		else
 			return 2;
 	}
 	if (!secret || !mds ||
-	    (!map_only && (!uuid || argc - optind != (batch ? 0 : 2)))) {
+	    (!map_only && (!uuid ||
+			   argc - optind != (batch ? 0 : get ? 1 : 2)))) {
 		fprintf(stderr, "usage: aifs-put -s SECRETFILE -m MDSHOST:PORT "
-			"-u FSUUID [-r REPLICAS] SRC DESTPATH | -b\n");
+			"-u FSUUID [-r REPLICAS] SRC DESTPATH | -b | -g PATH\n");
 		return 2;
 	}
 	if (aifs_secret_load(&p.secret, secret, why, sizeof(why))) {
@@ -358,6 +431,8 @@ int main(int argc, char **argv)
 	put_map(&p);
 	if (batch)
 		return put_batch(&p, replicas);
+	if (get)
+		return get_file(&p, argv[optind]);
 	printf("%llu\n", (unsigned long long)put_file(&p, argv[optind],
 						      argv[optind + 1], replicas));
 	return 0;
