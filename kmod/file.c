@@ -7,8 +7,8 @@
  * is kept in the inode, where readahead (which may have no file) finds it;
  * the handle in the file, for CLOSE at release. Close-to-open: the
  * attributes of OPEN are taken, and when the server's change counter
- * moved since the last OPEN the cached pages are dropped (dirty ones
- * written first: launder_folio). A close writes the dirty data back
+ * moved since the last OPEN or this client's own last change the cached
+ * pages are dropped (dirty ones written first: launder_folio). A close writes the dirty data back
  * (flush) and CLOSE commits the size and mtime the writes made; fsync
  * commits them with SETATTR.
  */
@@ -35,7 +35,8 @@ static u32 aifs_open_flags(const struct file *file)
 static int aifs_file_opened(struct inode *inode, const struct aifs_open_rep *rep)
 {
 	struct aifs_inode_info *ai = AIFS_I(inode);
-	u64 old_change = ai->change;
+	u64 change = le64_to_cpu(rep->attr.change);
+	bool changed;
 	int err;
 
 	if (rep->layout.type != AIFS_LAYOUT_REPLICA &&
@@ -47,8 +48,10 @@ static int aifs_file_opened(struct inode *inode, const struct aifs_open_rep *rep
 	spin_lock(&inode->i_lock);
 	ai->layout = rep->layout;
 	ai->has_layout = true;
+	changed = ai->cache_change != change;
+	ai->cache_change = change;
 	spin_unlock(&inode->i_lock);
-	if (old_change != le64_to_cpu(rep->attr.change))
+	if (changed)
 		invalidate_inode_pages2(inode->i_mapping);
 	return 0;
 }
@@ -91,7 +94,7 @@ static int aifs_file_close_call(struct inode *inode,
 	if (err && commit)
 		set_bit(AIFS_I_WRITTEN, &AIFS_I(inode)->flags);
 	if (!err && commit)
-		err = aifs_inode_update(inode, &rep.attr);
+		err = aifs_inode_update_own(inode, &rep.attr);
 	return err;
 }
 

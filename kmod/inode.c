@@ -186,6 +186,28 @@ int aifs_inode_update(struct inode *inode, const struct aifs_attr *attr)
 	return 0;
 }
 
+/**
+ * aifs_inode_update_own - take the attributes of this client's own change
+ * @inode: the inode the change was made to
+ * @attr: the attributes of the MDS's reply to it
+ *
+ * The cached pages hold the change already: the next OPEN drops them only
+ * if the counter moves past this reply.
+ *
+ * Return: as aifs_inode_update().
+ */
+int aifs_inode_update_own(struct inode *inode, const struct aifs_attr *attr)
+{
+	int err = aifs_inode_update(inode, attr);
+
+	if (!err) {
+		spin_lock(&inode->i_lock);
+		AIFS_I(inode)->cache_change = le64_to_cpu(attr->change);
+		spin_unlock(&inode->i_lock);
+	}
+	return err;
+}
+
 static void aifs_inode_set_ops(struct inode *inode, const struct aifs_attr *attr)
 {
 	umode_t mode = le32_to_cpu(attr->mode);
@@ -428,7 +450,7 @@ int aifs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	if (err && written)
 		set_bit(AIFS_I_WRITTEN, &AIFS_I(inode)->flags);
 	if (!err)
-		err = aifs_inode_update(inode, &rep.attr);
+		err = aifs_inode_update_own(inode, &rep.attr);
 	/* the cached bytes past the new size go; i_size is the MDS's now */
 	if (!err && (ia & ATTR_SIZE))
 		truncate_pagecache(inode, iattr->ia_size);
@@ -496,7 +518,7 @@ int aifs_inode_commit(struct inode *inode, u64 handle)
 		set_bit(AIFS_I_WRITTEN, &ai->flags);
 		return err;
 	}
-	return aifs_inode_update(inode, &rep.attr);
+	return aifs_inode_update_own(inode, &rep.attr);
 }
 
 /* Close-to-open: what another client changed is seen from this open on. */

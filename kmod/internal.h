@@ -429,6 +429,10 @@ int aifs_launder_folio(struct folio *folio);
  * @vfs_inode: the VFS inode
  * @generation: the server's generation of the inode number
  * @change: the server's change counter at the last update
+ * @cache_change: the change counter the cached pages match: set at OPEN
+ *	and by this client's own changes (their replies), not by attributes
+ *	fetched meanwhile (a lookup must not hide another client's change
+ *	from the next OPEN); under @vfs_inode.i_lock
  * @attr_expire: jiffies after which the attributes are refetched
  * @blksize: preferred I/O size the server reported
  * @flags: AIFS_I_* bits
@@ -441,6 +445,7 @@ struct aifs_inode_info {
 	struct inode vfs_inode;
 	u64 generation;
 	u64 change;
+	u64 cache_change;
 	unsigned long attr_expire;
 	u32 blksize;
 	unsigned long flags;
@@ -463,6 +468,7 @@ struct inode *aifs_alloc_inode(struct super_block *sb);
 void aifs_free_inode(struct inode *inode);
 struct inode *aifs_iget(struct super_block *sb, const struct aifs_attr *attr);
 int aifs_inode_update(struct inode *inode, const struct aifs_attr *attr);
+int aifs_inode_update_own(struct inode *inode, const struct aifs_attr *attr);
 int aifs_getattr_call(struct super_block *sb, u64 ino, struct aifs_attr *attr);
 int aifs_revalidate(struct inode *inode, bool force);
 int aifs_getattr(struct user_namespace *mnt_userns, const struct path *path,
