@@ -37,7 +37,7 @@ cpu_snapshot()
 # cpu_report BEFORE AFTER: the seconds each spent during the run
 cpu_report()
 {
-	paste -d ' ' <(echo "$1" | tr '\n' ' ') <(echo "$2" | tr '\n' ' ') |
+	echo "$1" "$2" | tr '\n' ' ' |
 		awk -v hz="$(getconf CLK_TCK)" '{
 			printf "user=%.2f system=%.2f idle=%.2f ds=%.2f mds=%.2f\n",
 				($6 - $1) / hz, ($7 - $2) / hz, ($8 - $3) / hz,
