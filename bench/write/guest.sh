@@ -6,8 +6,9 @@
 # SIZE_MIB / N MiB in 1 MiB writes, then fsync and close; the files are
 # then checked from a cold cache and removed. Every run leaves in
 # /aifs-results NAME.jsonl (one line of times per writer) and NAME.cpu
-# (where the guest's CPU went) for bench/write/report.py; params come from
-# the host in $AIFS_BUILD/write-bench/params.
+# (where the guest's CPU went; for aifs also what the run moved in the
+# mount's stats) for bench/write/report.py; params come from the host in
+# $AIFS_BUILD/write-bench/params.
 . "$AIFS_TOP/tests/vm/lib.sh"
 . "$AIFS_BUILD/write-bench/params"	# SIZE_MIB WRITERS SAMPLES
 LOCAL=/srv/wb		# tmpfs: NFS's export and the local limit
