@@ -19,7 +19,7 @@ log=$(mktemp /tmp/aifs-stress.XXXXXX)
 
 stress-ng --temp-path /mnt/a/stress-ng --timeout 20s --verify \
 	--metrics-brief --hdd 2 --hdd-bytes 8m --seek 1 --seek-size 64m \
-	--readahead 1 --readahead-bytes 4m --iomix 1 --iomix-bytes 4m \
+	--readahead 1 --readahead-bytes 1m --iomix 1 --iomix-bytes 4m \
 	--sync-file 1 --sync-file-bytes 4m --rename 1 --dentry 1 \
 	--dentries 256 --dir 1 --dir-dirs 256 >"$log" 2>&1 ||
 	{ rc=$?; cat "$log"; fail "stress-ng: exit $rc"; }
