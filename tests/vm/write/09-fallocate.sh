@@ -44,7 +44,7 @@ compare()
 new()
 {
 	head -c "$2" /dev/urandom >"$src/$1"
-	if [ -n "$3" ]; then
+	if [ -n "${3:-}" ]; then
 		: >"$src/empty"
 		put_file "$src/empty" "/$1" "$3"
 	fi
