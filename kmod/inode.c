@@ -73,6 +73,7 @@ struct inode *aifs_alloc_inode(struct super_block *sb)
 	ai->symlink = NULL;
 	ai->has_layout = false;
 	ai->mds_size = 0;
+	atomic_set(&ai->punches, 0);
 	return &ai->vfs_inode;
 }
 
@@ -425,7 +426,8 @@ int aifs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		 * servers after the MDS cut the chunks; this client's writes
 		 * then count as committed by the SETATTR, which sets the size.
 		 */
-		err = filemap_write_and_wait(inode->i_mapping);
+		err = aifs_punch_wait(inode) ?:
+		      filemap_write_and_wait(inode->i_mapping);
 		if (err)
 			return err;
 		written = test_and_clear_bit(AIFS_I_WRITTEN,

@@ -415,6 +415,9 @@ int aifs_write_end(struct file *file, struct address_space *mapping,
 int aifs_writepages(struct address_space *mapping,
 		    struct writeback_control *wbc);
 int aifs_launder_folio(struct folio *folio);
+int aifs_punch_wait(struct inode *inode);
+int aifs_punch_range(struct inode *inode, const struct aifs_layout *layout,
+		     loff_t pos, loff_t len);
 
 /*
  * inode.c
@@ -440,6 +443,8 @@ int aifs_launder_folio(struct folio *folio);
  * @layout: where the data is, from the last OPEN; under @vfs_inode.i_lock
  * @has_layout: @layout is set
  * @mds_size: the size in the MDS's last reply; under @vfs_inode.i_lock
+ * @punches: punched holes whose zeros may still be on their way
+ *	(write.c); writes wait for none to be left
  */
 struct aifs_inode_info {
 	struct inode vfs_inode;
@@ -453,6 +458,7 @@ struct aifs_inode_info {
 	struct aifs_layout layout;
 	bool has_layout;
 	u64 mds_size;
+	atomic_t punches;
 };
 
 static inline struct aifs_inode_info *AIFS_I(struct inode *inode)
