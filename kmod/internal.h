@@ -417,6 +417,12 @@ int aifs_writepages(struct address_space *mapping,
 int aifs_launder_folio(struct folio *folio);
 
 /*
+ * mmap.c
+ */
+
+int aifs_file_mmap(struct file *file, struct vm_area_struct *vma);
+
+/*
  * inode.c
  */
 
