@@ -328,6 +328,6 @@ const struct file_operations aifs_file_fops = {
 	.write_iter	= aifs_file_write_iter,
 	.splice_read	= aifs_splice_read,
 	.splice_write	= iter_file_splice_write,
-	.mmap		= generic_file_readonly_mmap,
+	.mmap		= aifs_file_mmap,
 	.fallocate	= aifs_file_fallocate,
 };

@@ -382,10 +382,11 @@ static bool aifs_wrote_past_mds_size(struct inode *inode)
 
 /*
  * chmod, chown, utimens and truncate. The VFS holds i_rwsem: no write
- * runs meanwhile.
+ * runs meanwhile; for a truncation, aifs_setattr() holds off stores
+ * through a mapping too.
  */
-int aifs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
-		 struct iattr *iattr)
+static int aifs_setattr_call(struct user_namespace *mnt_userns,
+			     struct dentry *dentry, struct iattr *iattr)
 {
 	struct inode *inode = d_inode(dentry);
 	unsigned int ia = iattr->ia_valid;
@@ -456,6 +457,26 @@ int aifs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	/* the cached bytes past the new size go; i_size is the MDS's now */
 	if (!err && (ia & ATTR_SIZE))
 		truncate_pagecache(inode, iattr->ia_size);
+	return err;
+}
+
+/*
+ * A truncation holds the invalidate_lock, which page_mkwrite takes
+ * shared (mmap.c), from its writeback until the page cache is cut: a page
+ * dirtied through a mapping in between could be written back after the
+ * MDS cut the chunks, and bring old bytes back past the new size.
+ */
+int aifs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+		 struct iattr *iattr)
+{
+	struct address_space *mapping = d_inode(dentry)->i_mapping;
+	int err;
+
+	if (!(iattr->ia_valid & ATTR_SIZE))
+		return aifs_setattr_call(mnt_userns, dentry, iattr);
+	filemap_invalidate_lock(mapping);
+	err = aifs_setattr_call(mnt_userns, dentry, iattr);
+	filemap_invalidate_unlock(mapping);
 	return err;
 }
 

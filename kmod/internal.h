@@ -420,6 +420,12 @@ int aifs_punch_range(struct inode *inode, const struct aifs_layout *layout,
 		     loff_t pos, loff_t len);
 
 /*
+ * mmap.c
+ */
+
+int aifs_file_mmap(struct file *file, struct vm_area_struct *vma);
+
+/*
  * inode.c
  */
 

@@ -383,6 +383,20 @@ static bool aifs_wb_continues(const struct aifs_wb *wb, loff_t pos)
 }
 
 /*
+ * Bytes a shared mapping stored past EOF in the folio across it are not
+ * the file's: they are zeroed at each writeback, as block file systems
+ * do, so that they do not become the file's when it grows. The folio is
+ * locked and its ptes write-protected (folio_clear_dirty_for_io()).
+ */
+static void aifs_write_zero_eof(struct folio *folio, loff_t size)
+{
+	loff_t off = size - folio_pos(folio);
+
+	if (off < folio_size(folio))
+		folio_zero_segment(folio, off, folio_size(folio));
+}
+
+/*
  * write_cache_pages() hands over each dirty folio locked, its dirty bit
  * cleared for the I/O; it goes under writeback into the current run, or
  * starts a new one.
@@ -393,9 +407,10 @@ static int aifs_writepages_fill(struct page *page,
 	struct folio *folio = page_folio(page);
 	struct inode *inode = folio->mapping->host;
 	loff_t pos = folio_pos(folio);
+	loff_t size = i_size_read(inode);
 	struct aifs_wb *wb = data;
 
-	if (pos >= i_size_read(inode) || wb->err) {
+	if (pos >= size || wb->err) {
 		/* past EOF (truncated since), or nowhere to send it */
 		folio_start_writeback(folio);
 		folio_unlock(folio);
@@ -412,6 +427,7 @@ static int aifs_writepages_fill(struct page *page,
 			return -ENOMEM;
 		}
 	}
+	aifs_write_zero_eof(folio, size);
 	folio_start_writeback(folio);
 	folio_unlock(folio);
 	wb->wreq->span += folio_size(folio);
@@ -462,6 +478,7 @@ int aifs_launder_folio(struct folio *folio)
 	}
 	wreq->span = folio_size(folio);
 	wreq->len = min_t(loff_t, wreq->span, size - pos);
+	aifs_write_zero_eof(folio, size);
 	folio_start_writeback(folio);
 	err = aifs_write_issue(wreq);
 	aifs_write_done(wreq, err);
