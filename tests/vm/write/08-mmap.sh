@@ -68,7 +68,6 @@ for n in msync nosync cut; do
 done
 umount /mnt/b
 
-aifs-fsx -q -S 9 -N 20000 -l 9m -m mmap /mnt/a/fsx-mmap ||
-	fail "aifs-fsx mmap"
+run_fsx mmap 9 /mnt/a/fsx-mmap
 umount /mnt/a
 rm -rf "$src"
