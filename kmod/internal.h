@@ -161,6 +161,13 @@ static inline unsigned int aifs_get_uint(const struct aifs_mount_options *opts,
 	return READ_ONCE(*p);
 }
 
+/* The mount's timeo (tenths of a second) in jiffies. */
+static inline unsigned long
+aifs_timeo_jiffies(const struct aifs_mount_options *opts)
+{
+	return msecs_to_jiffies(aifs_get_uint(opts, AIFS_OPT_TIMEO) * 100);
+}
+
 const char *aifs_transport_name(enum aifs_transport transport);
 void aifs_default_options(struct aifs_mount_options *opts);
 void aifs_free_options(struct aifs_mount_options *opts);

@@ -113,11 +113,6 @@ struct aifs_write_req {
 	struct aifs_punch *punch;
 };
 
-static unsigned long aifs_write_timeout(struct aifs_fs_info *fsi)
-{
-	return msecs_to_jiffies(aifs_get_uint(&fsi->opts, AIFS_OPT_TIMEO) * 100);
-}
-
 /*
  * A failure after which the next member of the group is tried: the
  * server is out of reach, its connection failed under the call, or its
@@ -187,7 +182,8 @@ static int aifs_chunk_write(struct aifs_write_req *wreq, struct aifs_conn *conn,
 			wreq->pos, data_len);
 	ret = aifs_conn_call_write(conn, AIFS_OP_CHUNK_WRITE, wire,
 				   sizeof(wire), zero ? NULL : &data, buf,
-				   sizeof(buf), aifs_write_timeout(wreq->fsi));
+				   sizeof(buf),
+				   aifs_timeo_jiffies(&wreq->fsi->opts));
 	aifs_stats_call(wreq->fsi, AIFS_PEER_DS, AIFS_OP_CHUNK_WRITE,
 			sizeof(wire) + data_len, ret);
 	if (ret < 0)
