@@ -10,7 +10,8 @@
  * moved since the last OPEN the cached pages are dropped (dirty ones
  * written first: launder_folio). A close writes the dirty data back
  * (flush) and CLOSE commits the size and mtime the writes made; fsync
- * commits them with SETATTR.
+ * commits them with SETATTR. O_DIRECT reads and writes bypass the page
+ * cache (direct.c).
  */
 #define pr_fmt(fmt) "aifs: " fmt
 
@@ -123,6 +124,8 @@ static int aifs_file_open(struct inode *inode, struct file *file)
 		goto out_free;
 	}
 	file->private_data = af;
+	/* no ->direct_IO: read_iter and write_iter do O_DIRECT themselves */
+	file->f_mode |= FMODE_CAN_ODIRECT;
 	return 0;
 out_free:
 	kfree(af);
@@ -166,6 +169,8 @@ static ssize_t aifs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 
 	if (err)
 		return err;
+	if (iocb->ki_flags & IOCB_DIRECT)
+		return aifs_direct_read(iocb, to);
 	return generic_file_read_iter(iocb, to);
 }
 
@@ -187,6 +192,8 @@ static ssize_t aifs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 		return err;
 	/* before file_update_time(): a reply must not undo the new mtime */
 	aifs_inode_written(inode, 0);
+	if (iocb->ki_flags & IOCB_DIRECT)
+		return aifs_direct_write(iocb, from);
 	return generic_file_write_iter(iocb, from);
 }
 
