@@ -29,14 +29,14 @@ check()
 : >/mnt/a/align
 python3 - /mnt/a/align <<'PY' || fail "STATX_DIOALIGN"
 import ctypes, os, sys
-# struct statx: stx_dio_mem_align at 0xc0, stx_dio_offset_align at 0xc4
+# struct statx: stx_dio_mem_align at 0x98, stx_dio_offset_align at 0x9c
 buf = ctypes.create_string_buffer(256)
 libc = ctypes.CDLL(None, use_errno=True)
 if libc.statx(-100, sys.argv[1].encode(), 0, 0x2000, buf):
     sys.exit("statx: " + os.strerror(ctypes.get_errno()))
 mask = int.from_bytes(buf[0:4], "little")
-mem = int.from_bytes(buf[0xc0:0xc4], "little")
-off = int.from_bytes(buf[0xc4:0xc8], "little")
+mem = int.from_bytes(buf[0x98:0x9c], "little")
+off = int.from_bytes(buf[0x9c:0xa0], "little")
 if not mask & 0x2000 or (mem, off) != (1, 1):
     sys.exit(f"mask {mask:#x}, dio_mem_align {mem}, dio_offset_align {off}")
 PY
