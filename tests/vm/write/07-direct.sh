@@ -55,10 +55,11 @@ done
 for bs in 4096 65537 $((3 * MiB)); do
 	for off in 0 7 $((MiB - 7)) $((4 * MiB - 7)) $((4 * MiB)) \
 		$((8 * MiB - 4095)) $((13 * MiB - 100)); do
-		cmp <(dd if=/mnt/a/dd1000 iflag=direct,skip_bytes bs="$bs" \
-			skip="$off" count=3 status=none) \
-		    <(dd if="$src/data" iflag=skip_bytes bs="$bs" skip="$off" \
-			count=3 status=none) ||
+		# the guest has no /dev/fd for <(...)
+		dd if="$src/data" of="$src/want" iflag=skip_bytes bs="$bs" \
+			skip="$off" count=3 status=none
+		dd if=/mnt/a/dd1000 iflag=direct,skip_bytes bs="$bs" \
+			skip="$off" count=3 status=none | cmp "$src/want" - ||
 			fail "direct read of 3 x $bs bytes at $off"
 	done
 done
