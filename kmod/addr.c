@@ -26,6 +26,11 @@
  * i_size. When no replica answers, the request fails: its folios are
  * unlocked not uptodate, and the reader gets -EIO.
  *
+ * An O_DIRECT read (direct.c) is a request of its own kind: its
+ * sub-requests receive into the caller's pages (an ITER_BVEC of its
+ * struct aifs_dio) rather than the page cache, and each reports to it
+ * when it ends; there are no folios to unlock.
+ *
  * Ownership: a request belongs to its sub-requests, and the last one to
  * end frees it; no reader waits for it, so a killed reader just leaves.
  * The request holds its inode (ihold), so that the mapping stays; locked
@@ -80,6 +85,8 @@ struct aifs_read_sub {
  * @pos: first byte, at a folio
  * @len: bytes, whole folios
  * @readahead: the folios are readahead's, to be marked AIFS_FOLIO_READAHEAD
+ * @dio: an O_DIRECT read into its pages, NULL for the page cache; may be
+ *	gone once every sub-request ended
  * @failed: a sub-request failed: the folios are not uptodate
  * @pending: sub-requests still running
  * @nr: entries of @subs
@@ -92,6 +99,7 @@ struct aifs_read_req {
 	loff_t pos;
 	size_t len;
 	bool readahead;
+	struct aifs_dio *dio;
 	bool failed;
 	atomic_t pending;
 	u32 nr;
@@ -143,18 +151,25 @@ static void aifs_read_done(struct aifs_read_req *rreq)
 {
 	long pages;
 
-	pages = aifs_read_unlock(rreq->inode->i_mapping, rreq->pos, rreq->len,
-				 !READ_ONCE(rreq->failed), rreq->readahead);
-	aifs_stat_add(rreq->fsi, AIFS_RA_PAGES, pages);
+	if (!rreq->dio) {
+		pages = aifs_read_unlock(rreq->inode->i_mapping, rreq->pos,
+					 rreq->len, !READ_ONCE(rreq->failed),
+					 rreq->readahead);
+		aifs_stat_add(rreq->fsi, AIFS_RA_PAGES, pages);
+	}
 	aifs_read_free(rreq);
 }
 
-/* An iterator over @len bytes at @off of the request's page cache. */
+/* An iterator over @len bytes at @off of the request's destination. */
 static void aifs_read_iter(struct aifs_read_req *rreq, struct iov_iter *iter,
 			   size_t off, size_t len)
 {
-	iov_iter_xarray(iter, ITER_DEST, &rreq->inode->i_mapping->i_pages,
-			rreq->pos + off, len);
+	if (rreq->dio)
+		aifs_dio_iter(rreq->dio, iter, off, len);
+	else
+		iov_iter_xarray(iter, ITER_DEST,
+				&rreq->inode->i_mapping->i_pages,
+				rreq->pos + off, len);
 }
 
 /* Zeros for @len bytes at @off of the request: a hole, or past EOF. */
@@ -292,9 +307,12 @@ static void aifs_read_sub_work(struct work_struct *work)
 	struct aifs_read_sub *sub = container_of(work, struct aifs_read_sub,
 						 work);
 	struct aifs_read_req *rreq = sub->rreq;
+	int err = aifs_read_sub_issue(sub);
 
-	if (aifs_read_sub_issue(sub))
+	if (err)
 		WRITE_ONCE(rreq->failed, true);
+	if (rreq->dio)
+		aifs_dio_end(rreq->dio, sub->start, err);
 	/* orders the failure before the last one's look at it */
 	if (atomic_dec_and_test(&rreq->pending))
 		aifs_read_done(rreq);
@@ -314,15 +332,31 @@ static bool aifs_layout_ok(const struct aifs_layout *l)
 	       targets <= AIFS_LAYOUT_MAX_TARGETS;
 }
 
+/**
+ * aifs_io_piece - the bytes of one CHUNK_READ or CHUNK_WRITE
+ * @l: the file's layout, checked
+ * @pos: where it begins in the file
+ * @left: bytes left to read or write from there
+ *
+ * Return: @left cut at the end of @pos's chunk and at AIFS_DATA_MAX_IO.
+ */
+u32 aifs_io_piece(const struct aifs_layout *l, loff_t pos, size_t left)
+{
+	u32 chunk = le32_to_cpu(l->chunk_size);
+
+	return min3((size_t)(chunk - (pos & (chunk - 1))), left,
+		    (size_t)AIFS_DATA_MAX_IO);
+}
+
 /* Split @len bytes at chunk boundaries; with @subs NULL, only count. */
 static u32 aifs_read_split(struct aifs_read_req *rreq, u32 len,
 			   struct aifs_read_sub *subs)
 {
-	u32 chunk = le32_to_cpu(rreq->layout.chunk_size), start, n, nr = 0;
+	u32 start, n, nr = 0;
 
 	for (start = 0; start < len; start += n, nr++) {
-		n = chunk - ((rreq->pos + start) & (chunk - 1));
-		n = min3(n, len - start, AIFS_DATA_MAX_IO);
+		n = aifs_io_piece(&rreq->layout, rreq->pos + start,
+				  len - start);
 		if (subs) {
 			subs[nr].rreq = rreq;
 			subs[nr].start = start;
@@ -369,6 +403,36 @@ static int aifs_read_prepare(struct aifs_read_req *rreq, u32 len)
 	return 0;
 }
 
+static struct aifs_read_req *aifs_read_new(struct inode *inode, loff_t pos,
+					   size_t len)
+{
+	struct aifs_read_req *rreq = kzalloc(sizeof(*rreq), GFP_KERNEL);
+
+	if (!rreq)
+		return NULL;
+	ihold(inode);
+	rreq->inode = inode;
+	rreq->fsi = AIFS_SB(inode->i_sb);
+	rreq->pos = pos;
+	rreq->len = len;
+	return rreq;
+}
+
+/* Queue the sub-requests; the last one to end finishes the request. */
+static void aifs_read_queue(struct aifs_read_req *rreq)
+{
+	u32 i, nr = rreq->nr;
+
+	if (!nr) {
+		aifs_read_done(rreq);
+		return;
+	}
+	/* the last one to end frees @rreq: none ends before all are queued */
+	atomic_set(&rreq->pending, nr);
+	for (i = 0; i < nr; i++)
+		queue_work(rreq->fsi->data.wq, &rreq->subs[i].work);
+}
+
 /*
  * Start reading [pos, pos + len) of @inode into its folios, which the
  * caller locked, and return: the folios are unlocked when the read ends
@@ -377,23 +441,16 @@ static int aifs_read_prepare(struct aifs_read_req *rreq, u32 len)
 static int aifs_read_start(struct inode *inode, loff_t pos, size_t len,
 			   bool readahead)
 {
-	struct aifs_fs_info *fsi = AIFS_SB(inode->i_sb);
 	loff_t size = i_size_read(inode);
 	size_t want = pos < size ? min_t(loff_t, len, size - pos) : 0;
 	struct aifs_read_req *rreq;
-	u32 i, nr;
 	int err;
 
-	rreq = kzalloc(sizeof(*rreq), GFP_KERNEL);
+	rreq = aifs_read_new(inode, pos, len);
 	if (!rreq) {
 		aifs_read_unlock(inode->i_mapping, pos, len, false, false);
 		return -ENOMEM;
 	}
-	ihold(inode);
-	rreq->inode = inode;
-	rreq->fsi = fsi;
-	rreq->pos = pos;
-	rreq->len = len;
 	rreq->readahead = readahead;
 	err = want ? aifs_read_prepare(rreq, want) : 0;
 	if (err) {
@@ -403,15 +460,33 @@ static int aifs_read_start(struct inode *inode, loff_t pos, size_t len,
 	}
 	/* past EOF */
 	aifs_read_zero(rreq, want, len - want);
-	nr = rreq->nr;
-	if (!nr) {
-		aifs_read_done(rreq);
-		return 0;
+	aifs_read_queue(rreq);
+	return 0;
+}
+
+/**
+ * aifs_read_direct - queue the CHUNK_READs of an O_DIRECT read
+ * @inode: the file
+ * @dio: the read, within i_size; each sub-request ends as a piece of it
+ *
+ * Return: 0 once queued, -EIO for a missing layout, -ENOMEM.
+ */
+int aifs_read_direct(struct inode *inode, struct aifs_dio *dio)
+{
+	struct aifs_read_req *rreq;
+	int err;
+
+	rreq = aifs_read_new(inode, dio->pos, dio->len);
+	if (!rreq)
+		return -ENOMEM;
+	rreq->dio = dio;
+	err = aifs_read_prepare(rreq, dio->len);
+	if (err) {
+		aifs_read_free(rreq);
+		return err;
 	}
-	/* the last one to end frees @rreq: none ends before all are queued */
-	atomic_set(&rreq->pending, nr);
-	for (i = 0; i < nr; i++)
-		queue_work(fsi->data.wq, &rreq->subs[i].work);
+	aifs_dio_begin(dio, rreq->nr);
+	aifs_read_queue(rreq);
 	return 0;
 }
 

@@ -12,7 +12,8 @@
  * (flush) and CLOSE commits the size and mtime the writes made; fsync
  * commits them with SETATTR. fallocate punches holes on the data servers
  * and grows the size as a write does; SEEK_DATA and SEEK_HOLE see the
- * whole file as data.
+ * whole file as data. O_DIRECT reads and writes bypass the page cache
+ * (direct.c).
  */
 #define pr_fmt(fmt) "aifs: " fmt
 
@@ -129,6 +130,8 @@ static int aifs_file_open(struct inode *inode, struct file *file)
 		goto out_free;
 	}
 	file->private_data = af;
+	/* no ->direct_IO: read_iter and write_iter do O_DIRECT themselves */
+	file->f_mode |= FMODE_CAN_ODIRECT;
 	return 0;
 out_free:
 	kfree(af);
@@ -172,6 +175,8 @@ static ssize_t aifs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 
 	if (err)
 		return err;
+	if (iocb->ki_flags & IOCB_DIRECT)
+		return aifs_direct_read(iocb, to);
 	return generic_file_read_iter(iocb, to);
 }
 
@@ -181,8 +186,9 @@ static ssize_t aifs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
  * is ENOSPC before anything is cached. Then, as generic_file_write_iter()
  * but for the wait under i_rwsem for a punch left behind by a killed
  * fallocate (its zeros must not overtake this data): limits, privileges,
- * mtime, the page cache, balanced dirtying through the mount's bdi, and
- * O_SYNC/O_DSYNC through fsync.
+ * mtime, the page cache (or, for O_DIRECT, the caller's pages: direct.c),
+ * balanced dirtying through the mount's bdi, and O_SYNC/O_DSYNC through
+ * fsync.
  */
 static ssize_t aifs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
@@ -199,7 +205,9 @@ static ssize_t aifs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	ret = aifs_punch_wait(inode);
 	if (!ret)
 		ret = generic_write_checks(iocb, from);
-	if (ret > 0)
+	if (ret > 0 && (iocb->ki_flags & IOCB_DIRECT))
+		ret = aifs_direct_write(iocb, from, ret);
+	else if (ret > 0)
 		ret = __generic_file_write_iter(iocb, from);
 	inode_unlock(inode);
 	return ret > 0 ? generic_write_sync(iocb, ret) : ret;

@@ -346,6 +346,11 @@ int aifs_getattr(struct user_namespace *mnt_userns, const struct path *path,
 	generic_fillattr(mnt_userns, inode, stat);
 	if (AIFS_I(inode)->blksize)
 		stat->blksize = AIFS_I(inode)->blksize;
+	if ((request_mask & STATX_DIOALIGN) && S_ISREG(inode->i_mode)) {
+		stat->result_mask |= STATX_DIOALIGN;
+		stat->dio_mem_align = AIFS_DIO_ALIGN;
+		stat->dio_offset_align = AIFS_DIO_ALIGN;
+	}
 	return 0;
 }
 

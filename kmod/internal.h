@@ -26,8 +26,10 @@
 #include <aifs/aifs_codec.h>
 
 struct crypto_shash;
+struct aifs_dio;
 struct aifs_fs_info;
 struct iov_iter;
+struct kiocb;
 struct net;
 struct seq_file;
 struct task_struct;
@@ -408,6 +410,8 @@ extern const struct address_space_operations aifs_aops;
 int aifs_layout_get(struct inode *inode, struct aifs_layout *layout);
 const __le32 *aifs_layout_group(const struct aifs_layout *l, u32 index,
 				u32 *width);
+u32 aifs_io_piece(const struct aifs_layout *l, loff_t pos, size_t left);
+int aifs_read_direct(struct inode *inode, struct aifs_dio *dio);
 
 /*
  * write.c
@@ -425,12 +429,63 @@ int aifs_launder_folio(struct folio *folio);
 int aifs_punch_wait(struct inode *inode);
 int aifs_punch_range(struct inode *inode, const struct aifs_layout *layout,
 		     loff_t pos, loff_t len);
+int aifs_write_direct(struct inode *inode, struct aifs_dio *dio);
 
 /*
  * mmap.c
  */
 
 int aifs_file_mmap(struct file *file, struct vm_area_struct *vma);
+
+/*
+ * direct.c
+ */
+
+/*
+ * Alignment of O_DIRECT offsets, lengths and buffers (STATX_DIOALIGN):
+ * none, as TCP moves any byte and the data servers merge partial blocks.
+ */
+#define AIFS_DIO_ALIGN	1
+
+/**
+ * struct aifs_dio - one batch of an O_DIRECT read or write
+ * @ref: references: the caller's, and one for its pieces until the last
+ *	ended; the last one gives the pages back
+ * @ended: completed when the last piece ended
+ * @pending: pieces not ended yet, and the submitter's until all are queued
+ * @pos: where it begins in the file
+ * @len: bytes of the caller's pages taken
+ * @bvec: the caller's pages, a reference held on each
+ * @nr_bvec: entries of @bvec
+ * @write: a write: the pages are the source
+ * @dirty: a read into user pages: they are marked dirty when given back
+ * @lock: guards @done and @err while pieces end
+ * @done: bytes done from @pos: @len, or where the lowest failure began
+ * @err: the error of that failure
+ */
+struct aifs_dio {
+	struct kref ref;
+	struct completion ended;
+	atomic_t pending;
+	loff_t pos;
+	size_t len;
+	struct bio_vec *bvec;
+	unsigned int nr_bvec;
+	bool write;
+	bool dirty;
+	spinlock_t lock;	/* guards @done and @err */
+	size_t done;
+	int err;
+};
+
+void aifs_dio_iter(struct aifs_dio *dio, struct iov_iter *iter, size_t off,
+		   size_t len);
+void aifs_dio_begin(struct aifs_dio *dio, unsigned int nr);
+void aifs_dio_fail(struct aifs_dio *dio, size_t off, int err);
+void aifs_dio_end(struct aifs_dio *dio, size_t off, int err);
+ssize_t aifs_direct_read(struct kiocb *iocb, struct iov_iter *to);
+ssize_t aifs_direct_write(struct kiocb *iocb, struct iov_iter *from,
+			  size_t count);
 
 /*
  * inode.c

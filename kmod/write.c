@@ -51,6 +51,12 @@
  * Until then the inode counts a punch in flight, and writes, truncations
  * and punches wait for it (aifs_punch_wait()), so that no zeros still on
  * their way overtake them.
+ *
+ * An O_DIRECT write (direct.c) is a set of write requests of the same
+ * kind, one per piece of chunk and AIFS_DATA_MAX_IO, sent from the
+ * caller's pages (an ITER_BVEC of its struct aifs_dio) rather than the
+ * page cache; each reports to it when it ends, and the error goes to the
+ * writer rather than to the mapping.
  */
 #define pr_fmt(fmt) "aifs: " fmt
 
@@ -97,7 +103,8 @@ struct aifs_punch {
  * @inode: the file, held until the run ends
  * @fsi: the mount
  * @layout: the file's layout when the run was gathered
- * @pos: first byte, at a folio, in one chunk
+ * @dio: an O_DIRECT write from its pages, NULL for the page cache
+ * @pos: first byte, at a folio (any byte for @dio), in one chunk
  * @span: bytes of the folios under writeback
  * @len: bytes sent: @span cut at i_size; of a punch, the zeros
  * @punch: the hole this piece of zeros belongs to; NULL for writeback
@@ -107,6 +114,7 @@ struct aifs_write_req {
 	struct inode *inode;
 	struct aifs_fs_info *fsi;
 	struct aifs_layout layout;
+	struct aifs_dio *dio;
 	loff_t pos;
 	u32 span;
 	u32 len;
@@ -178,8 +186,13 @@ static int aifs_chunk_write(struct aifs_write_req *wreq, struct aifs_conn *conn,
 			      &req, sizeof(req), parts);
 	if (ret < 0)
 		return -EINVAL;
-	iov_iter_xarray(&data, ITER_SOURCE, &wreq->inode->i_mapping->i_pages,
-			wreq->pos, data_len);
+	if (wreq->dio)
+		aifs_dio_iter(wreq->dio, &data, wreq->pos - wreq->dio->pos,
+			      data_len);
+	else
+		iov_iter_xarray(&data, ITER_SOURCE,
+				&wreq->inode->i_mapping->i_pages, wreq->pos,
+				data_len);
 	ret = aifs_conn_call_write(conn, AIFS_OP_CHUNK_WRITE, wire,
 				   sizeof(wire), zero ? NULL : &data, buf,
 				   sizeof(buf),
@@ -244,11 +257,11 @@ static int aifs_write_issue(struct aifs_write_req *wreq)
 }
 
 /*
- * The run ended: its folios leave writeback, and an error goes to the
- * mapping. Folios under writeback stay in the page cache, so all are
- * there.
+ * A run of the page cache ended: its folios leave writeback, and an error
+ * goes to the mapping. Folios under writeback stay in the page cache, so
+ * all are there.
  */
-static void aifs_write_done(struct aifs_write_req *wreq, int err)
+static void aifs_write_end_folios(struct aifs_write_req *wreq, int err)
 {
 	struct address_space *mapping = wreq->inode->i_mapping;
 	XA_STATE(xas, &mapping->i_pages, wreq->pos >> PAGE_SHIFT);
@@ -264,6 +277,14 @@ static void aifs_write_done(struct aifs_write_req *wreq, int err)
 		folio_end_writeback(folio);
 	}
 	rcu_read_unlock();
+}
+
+static void aifs_write_done(struct aifs_write_req *wreq, int err)
+{
+	if (wreq->dio)
+		aifs_dio_end(wreq->dio, wreq->pos - wreq->dio->pos, err);
+	else
+		aifs_write_end_folios(wreq, err);
 	iput(wreq->inode);
 	kfree(wreq);
 }
@@ -446,6 +467,41 @@ int aifs_writepages(struct address_space *mapping,
 		mapping_set_error(mapping, wb.err);
 	}
 	return err;
+}
+
+/**
+ * aifs_write_direct - queue the CHUNK_WRITEs of an O_DIRECT write
+ * @inode: the file
+ * @dio: the write; each CHUNK_WRITE ends as a piece of it
+ *
+ * Return: 0 once queued (a piece that could not be is a failure of
+ * @dio), -ENOSPC for a layout without targets, -EIO for none.
+ */
+int aifs_write_direct(struct inode *inode, struct aifs_dio *dio)
+{
+	struct aifs_write_req *wreq;
+	struct aifs_layout layout;
+	size_t start;
+	u32 n;
+	int err;
+
+	err = aifs_layout_get(inode, &layout);
+	if (err)
+		return err;
+	for (start = 0; start < dio->len; start += n) {
+		n = aifs_io_piece(&layout, dio->pos + start, dio->len - start);
+		wreq = aifs_write_new(inode, &layout, dio->pos + start);
+		if (!wreq) {
+			aifs_dio_fail(dio, start, -ENOMEM);
+			break;
+		}
+		wreq->dio = dio;
+		wreq->span = n;
+		wreq->len = n;
+		aifs_dio_begin(dio, 1);
+		queue_work(wreq->fsi->data.wq, &wreq->work);
+	}
+	return 0;
 }
 
 /*

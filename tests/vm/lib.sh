@@ -220,6 +220,35 @@ put_file()
 		fail "aifs-put $1 $2"
 }
 
+# dead PID: the process is gone, or a zombie
+dead()
+{
+	[ ! -e "/proc/$1" ] ||
+		[ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" = Z ]
+}
+
+# expect_killable PID...: these tasks, still running, die within 10 s of
+# SIGKILL; else their wait channels are printed and the test fails.
+expect_killable()
+{
+	local pid alive i
+
+	for pid; do
+		! dead "$pid" || fail "task $pid finished before SIGKILL"
+	done
+	kill -KILL "$@"
+	for i in $(seq 100); do
+		alive=0
+		for pid; do dead "$pid" || alive=$((alive + 1)); done
+		[ "$alive" = 0 ] && return 0
+		sleep 0.1
+	done
+	for pid; do
+		dead "$pid" || echo "$pid: $(cat /proc/$pid/wchan)" >&2
+	done
+	fail "$alive tasks still alive 10 s after SIGKILL"
+}
+
 # start_peer SCRIPT ARG...: a Python test peer that prints "ready" once it
 # listens, killed when the test exits.  Sets SERVER_PID.
 start_peer()

@@ -22,13 +22,6 @@ resume()
 trap 'resume; stop_servers' EXIT
 kill -STOP "${DS_PIDS[@]}"
 
-# dead: gone or a zombie
-dead()
-{
-	[ ! -e "/proc/$1" ] ||
-		[ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" = Z ]
-}
-
 dd if=/mnt/a/big of=/dev/null bs=1M status=none &
 readers=($!)
 dd if=/mnt/a/big of=/dev/null bs=64k status=none &
@@ -39,23 +32,7 @@ echo 4 >"$dir/read_ahead_kb"
 dd if=/mnt/a/small of=/dev/null bs=4k status=none &
 readers+=($!)
 sleep 3
-for pid in "${readers[@]}"; do
-	! dead "$pid" || fail "reader $pid finished with the servers stopped"
-done
-kill -KILL "${readers[@]}"
-for i in $(seq 100); do
-	alive=0
-	for pid in "${readers[@]}"; do dead "$pid" || alive=$((alive + 1)); done
-	[ "$alive" = 0 ] && break
-	sleep 0.1
-done
-[ "$alive" = 0 ] || {
-	for pid in "${readers[@]}"; do
-		dead "$pid" || echo "$pid: $(cat /proc/$pid/wchan)" >&2
-	done
-	resume
-	fail "$alive readers still alive 10 s after SIGKILL"
-}
+expect_killable "${readers[@]}"
 wait "${readers[@]}" 2>/dev/null || true
 
 resume
