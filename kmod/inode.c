@@ -344,6 +344,20 @@ static u64 aifs_setattr_handle(struct inode *inode, const struct iattr *iattr)
 }
 
 /*
+ * The data servers may hold bytes of this client past the size the MDS
+ * knows: a truncation must cut them even when it is not below that size.
+ */
+static bool aifs_wrote_past_mds_size(struct inode *inode)
+{
+	bool past;
+
+	spin_lock(&inode->i_lock);
+	past = i_size_read(inode) > AIFS_I(inode)->mds_size;
+	spin_unlock(&inode->i_lock);
+	return past;
+}
+
+/*
  * chmod, chown, utimens and truncate. The VFS holds i_rwsem: no write
  * runs meanwhile.
  */
@@ -395,6 +409,8 @@ int aifs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		written = test_and_clear_bit(AIFS_I_WRITTEN,
 					     &AIFS_I(inode)->flags);
 		valid |= AIFS_SETATTR_SIZE;
+		if (aifs_wrote_past_mds_size(inode))
+			valid |= AIFS_SETATTR_CUT;
 		req.size = cpu_to_le64(iattr->ia_size);
 	}
 	if (ia & ATTR_ATIME) {
@@ -444,8 +460,8 @@ void aifs_inode_written(struct inode *inode, loff_t end)
  * @handle: the MDS's handle of an open of it for writing
  *
  * Sends SETATTR when writes moved them since the last commit; the size
- * only when it grew past what the MDS last said, so that a size another
- * client grew meanwhile is not cut back (mostly: see kernel-client.md).
+ * when it grew past what the MDS last said, as SIZE_GROW: a size another
+ * client grew meanwhile is not cut back.
  * The mtime is the MDS's "now": an explicit one needs the file's owner.
  *
  * Return: 0 or the call's negative errno (the writes stay uncommitted).
@@ -470,7 +486,7 @@ int aifs_inode_commit(struct inode *inode, u64 handle)
 		return 0;
 	spin_lock(&inode->i_lock);
 	if (i_size_read(inode) > ai->mds_size) {
-		valid |= AIFS_SETATTR_SIZE;
+		valid |= AIFS_SETATTR_SIZE_GROW;
 		req.size = cpu_to_le64(i_size_read(inode));
 	}
 	spin_unlock(&inode->i_lock);

@@ -429,6 +429,8 @@ static int aifs_check_setattr_req(const void *fixed)
 	u32 valid = le32_to_cpu(m->valid);
 
 	if ((valid & ~AIFS_SETATTR_KNOWN) ||
+	    ((valid & AIFS_SETATTR_CUT) && !(valid & AIFS_SETATTR_SIZE)) ||
+	    ((valid & AIFS_SETATTR_SIZE) && (valid & AIFS_SETATTR_SIZE_GROW)) ||
 	    ((valid & AIFS_SETATTR_ATIME) && (valid & AIFS_SETATTR_ATIME_NOW)) ||
 	    ((valid & AIFS_SETATTR_MTIME) && (valid & AIFS_SETATTR_MTIME_NOW)) ||
 	    ((valid & AIFS_SETATTR_ATIME) && !aifs_ts_valid(&m->atime)) ||

@@ -230,11 +230,19 @@ static int setattr_owner(const struct mds_cred *cred, struct mds_inode *inode,
 	return 0;
 }
 
-/* truncate: write access, or a handle opened for writing (ftruncate). */
+/*
+ * truncate (SIZE), or the commit of a client's writes (SIZE_GROW): write
+ * access, or a handle opened for writing (ftruncate, fsync).  A truncation
+ * cuts the chunks when the size goes down, and also when the client says
+ * it wrote past the size this MDS knows (CUT): those bytes are on the data
+ * servers already.
+ */
 static int setattr_size(struct mds_txn *t, const struct mds_cred *cred,
-			struct mds_inode *inode, u64 handle, u64 size)
+			struct mds_inode *inode, u64 handle, u64 size,
+			u32 valid)
 {
 	u64 max = (u64)le32_to_cpu(inode->layout.chunk_size) << 32;
+	bool cut = size < inode->size || (valid & AIFS_SETATTR_CUT);
 	int err;
 
 	if (S_ISDIR(inode->mode))
@@ -248,13 +256,18 @@ static int setattr_size(struct mds_txn *t, const struct mds_cred *cred,
 	}
 	if (size > max)
 		return -EFBIG;
-	if (size == inode->size)
-		return 0;
-	if (size < inode->size) {
+	if (valid & AIFS_SETATTR_SIZE_GROW) {
+		if (size <= inode->size)
+			return 0;
+		cut = false;
+	}
+	if (cut) {
 		err = mds_chunks_cut(t, inode, size);
 		if (err)
 			return err;
 		mds_opens_truncated(t->mds, handle, inode->ino);
+	} else if (size == inode->size) {
+		return 0;
 	}
 	inode->size = size;
 	mds_inode_touch(t, inode, MDS_MTIME);
@@ -309,9 +322,9 @@ static int apply_setattr(struct mds_txn *t, struct mds_op *op)
 				    le32_to_cpu(in.gid));
 	if (!err && (valid & AIFS_SETATTR_MODE))
 		err = setattr_mode(t, &cred, &inode, le32_to_cpu(in.mode));
-	if (!err && (valid & AIFS_SETATTR_SIZE))
+	if (!err && (valid & (AIFS_SETATTR_SIZE | AIFS_SETATTR_SIZE_GROW)))
 		err = setattr_size(t, &cred, &inode, le64_to_cpu(in.handle),
-				   le64_to_cpu(in.size));
+				   le64_to_cpu(in.size), valid);
 	if (!err && (valid & SETATTR_TIMES))
 		err = setattr_times(t, &cred, &inode, &in, valid);
 	if (err)

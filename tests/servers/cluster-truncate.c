@@ -6,7 +6,9 @@
  * once the replica is back, after new data was written past the new size
  * on the primary.  That late job must cut the returning replica and leave
  * the primary's new data alone: every byte written after the truncate
- * survives, the truncated range reads as zeros.
+ * survives, the truncated range reads as zeros.  Then the size flags a
+ * client with writes not committed yet sends: CUT cuts at a size above the
+ * MDS's, SIZE_GROW only grows.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -74,6 +76,48 @@ static void check_chunk0(struct ds_proc *p, u64 ino, const char *old,
 	      p->srv.port, i);
 }
 
+/* SETATTR of @valid and @size on @ino; the size the MDS answers. */
+static u64 setattr_size(u64 ino, u32 valid, u64 size)
+{
+	struct aifs_setattr sa = { .valid = valid, .ino = ino, .size = size };
+	struct aifs_attr attr = { 0 };
+
+	CHECK(!aifs_setattr(cluster_conn, &cluster_cred, &sa, &attr),
+	      "setattr %#x to %llu", valid, (unsigned long long)size);
+	return le64_to_cpu(attr.size);
+}
+
+/*
+ * Two chunks written, the size never committed (the MDS says 0): a
+ * truncation to CUT with AIFS_SETATTR_CUT cuts both copies there, though
+ * CUT is above the MDS's size; SIZE_GROW then never shrinks the file.
+ */
+static void check_size_flags(char *old, char *buf)
+{
+	struct ds_proc *primary, *replica;
+	struct chunk_at gone;
+	struct aifs_layout l;
+	u64 ino;
+
+	ino = cluster_create("uncommitted", &l);
+	CHECK(!cluster_write_chunks(&l, ino, 2), "writes");
+	ds_fill(old, DS_TEST_CHUNK, ino * 1000);
+	primary = cluster_proc(le32_to_cpu(l.targets[0]));
+	replica = cluster_proc(le32_to_cpu(l.targets[1]));
+	CHECK(setattr_size(ino, AIFS_SETATTR_SIZE | AIFS_SETATTR_CUT, CUT) ==
+	      CUT, "size after the cut");
+	check_chunk0(primary, ino, old, NULL, buf);
+	check_chunk0(replica, ino, old, NULL, buf);
+	gone = (struct chunk_at){ primary, ino, 1 };
+	CHECK(cluster_chunk_gone(&gone), "chunk 1 still on the primary");
+	CHECK(setattr_size(ino, AIFS_SETATTR_SIZE_GROW, CUT / 2) == CUT,
+	      "SIZE_GROW shrank the file");
+	check_chunk0(primary, ino, old, NULL, buf);
+	CHECK(setattr_size(ino, AIFS_SETATTR_SIZE_GROW, 2ULL * DS_TEST_CHUNK) ==
+	      2ULL * DS_TEST_CHUNK, "SIZE_GROW did not grow the file");
+	check_chunk0(primary, ino, old, NULL, buf);
+}
+
 int main(void)
 {
 	static char old[DS_TEST_CHUNK], new[NEW_LEN], buf[DS_TEST_CHUNK];
@@ -121,6 +165,7 @@ int main(void)
 	      "the primary lost chunk 1 written after the truncate");
 	check_chunk0(replica, ino, old, NULL, buf);
 
+	check_size_flags(old, buf);
 	CHECK(mds_harness_run(&cluster_mds, "--check") == 0, "--check");
 	return test_result();
 }

@@ -464,7 +464,14 @@ struct aifs_name_req {
 #define AIFS_SETATTR_MTIME	(1U << 5)	/* to @mtime */
 #define AIFS_SETATTR_ATIME_NOW	(1U << 6)	/* to the server's time */
 #define AIFS_SETATTR_MTIME_NOW	(1U << 7)	/* to the server's time */
-#define AIFS_SETATTR_KNOWN	0xffU
+/*
+ * With SIZE: cut the chunks at @size even when it is not below the MDS's
+ * size (the client wrote past that size and has not committed it yet).
+ */
+#define AIFS_SETATTR_CUT	(1U << 8)
+/* the size of committed writes: grows to @size, never shrinks, cuts nothing */
+#define AIFS_SETATTR_SIZE_GROW	(1U << 9)
+#define AIFS_SETATTR_KNOWN	0x3ffU
 
 /**
  * struct aifs_setattr_req - SETATTR
