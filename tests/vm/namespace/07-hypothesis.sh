@@ -16,7 +16,7 @@ for run in "1 attr_timeout=60,dentry_timeout=60" "2 attr_timeout=0,dentry_timeou
 	set -- $run
 	mount -o remount,$2 /mnt/a
 	mkdir /mnt/a/run$1 /mnt/ref/run$1
-	time python3 -u "$here/nsmachine.py" /mnt/a/run$1 /mnt/ref/run$1 6 20 ||
+	python3 -u "$here/nsmachine.py" /mnt/a/run$1 /mnt/ref/run$1 8 25 ||
 		fail "differential run $1 ($2)"
 done
 umount /mnt/ref
