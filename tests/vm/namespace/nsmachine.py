@@ -57,10 +57,13 @@ times = st.one_of(st.none(), st.tuples(
     st.integers(1_000_000_000, 1_000_000_050),
     st.sampled_from([0, 1, 999_999_999])).map(
         lambda t: (t[0] * 10**9 + t[1], t[0] * 10**9 + t[1] + 7)))
-# user.N and user.O: names of XATTR_NAME_MAX and XATTR_NAME_MAX + 1 bytes
-xnames = st.sampled_from(["user.a", "user.b", "user.N", "user.O",
-                          "trusted.t"])
-XLONG = {"user.N": "user." + "x" * 250, "user.O": "user." + "x" * 251}
+# trusted.N and trusted.O: names of XATTR_NAME_MAX and XATTR_NAME_MAX + 1
+# bytes.  No user.* names: the reference, tmpfs of 6.1, has none (6.6
+# added them), and answers EOPNOTSUPP.
+xnames = st.sampled_from(["trusted.a", "trusted.b", "trusted.N",
+                          "trusted.O"])
+XLONG = {"trusted.N": "trusted." + "x" * 247,
+         "trusted.O": "trusted." + "x" * 248}
 # value sizes: up to XATTR_SIZE_MAX, and one byte over it
 xsizes = st.sampled_from([0, 1, 100, 4000, 65536, 65537])
 xflags = st.sampled_from([0, os.XATTR_CREATE, os.XATTR_REPLACE])
