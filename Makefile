@@ -5,7 +5,8 @@
 #   make test         unit, server, VM and fault tests; ends "N passed, N failed"
 #   make test-unit | test-servers | test-vm | test-faults   one layer
 #   make test-long    aifs-fsx, 200,000 ops per mode (Documentation/testing-tools.md)
-#   make bench        benchmarks, side by side with peers (Documentation/performance.md)
+#   make bench        benchmarks, side by side with peers (Documentation/performance.md);
+#                     QUICK=1 short runs, ONLY="read-bench write-bench" only those
 #   make demo         the main job, shown
 #   make install      install (DESTDIR honoured)
 #   make vm-shell     an interactive shell in the test guest

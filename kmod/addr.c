@@ -98,11 +98,6 @@ struct aifs_read_req {
 	struct aifs_read_sub *subs;
 };
 
-static unsigned long aifs_read_timeout(struct aifs_fs_info *fsi)
-{
-	return msecs_to_jiffies(aifs_get_uint(&fsi->opts, AIFS_OPT_TIMEO) * 100);
-}
-
 /*
  * Unlock the folios of [pos, pos + len) of @mapping, which the caller
  * locked; uptodate first if @uptodate, and marked as readahead's if
@@ -218,7 +213,7 @@ static int aifs_chunk_read(struct aifs_read_sub *sub, struct aifs_conn *conn,
 	aifs_read_iter(rreq, &data, sub->start, sub->len);
 	ret = aifs_conn_call_data(conn, AIFS_OP_CHUNK_READ, wire, sizeof(wire),
 				  head, sizeof(head), &data,
-				  aifs_read_timeout(rreq->fsi));
+				  aifs_timeo_jiffies(&rreq->fsi->opts));
 	aifs_stats_call(rreq->fsi, AIFS_PEER_DS, AIFS_OP_CHUNK_READ,
 			sizeof(wire), ret);
 	aifs_stat_add(rreq->fsi, AIFS_CHUNK_READ_BYTES, sub->len);

@@ -56,11 +56,6 @@ struct aifs_dead_conn {
 	struct aifs_conn *conn;
 };
 
-static unsigned long aifs_data_timeout(struct aifs_fs_info *fsi)
-{
-	return msecs_to_jiffies(aifs_get_uint(&fsi->opts, AIFS_OPT_TIMEO) * 100);
-}
-
 static void aifs_data_refresh_work(struct work_struct *work)
 {
 	struct aifs_fs_info *fsi = container_of(work, struct aifs_fs_info,
@@ -321,7 +316,7 @@ static struct aifs_conn *aifs_data_connect(struct aifs_fs_info *fsi,
 					   struct aifs_ds *ds)
 {
 	struct p_log log = { .prefix = "aifs" };
-	unsigned long timeout = aifs_data_timeout(fsi);
+	unsigned long timeout = aifs_timeo_jiffies(&fsi->opts);
 	const char *secret = fsi->opts.secret;
 	struct crypto_shash *hmac;
 	struct aifs_handshake hs;
@@ -362,7 +357,7 @@ static void aifs_data_drop(struct aifs_fs_info *fsi, struct aifs_ds *ds,
 	aifs_data_bury(&fsi->data, ds->conn);
 	ds->conn = NULL;
 	if (err != -ECONNRESET)
-		ds->retry_after = jiffies + aifs_data_timeout(fsi);
+		ds->retry_after = jiffies + aifs_timeo_jiffies(&fsi->opts);
 }
 
 /* A new connection to @ds, unless it is left alone. Holds ds->lock. */
@@ -377,7 +372,7 @@ static struct aifs_conn *aifs_data_reconnect(struct aifs_fs_info *fsi,
 	if (IS_ERR(conn)) {
 		pr_warn_ratelimited("data server %u at %pISpc: %pe\n",
 				    ds->id, &ds->addr, conn);
-		ds->retry_after = jiffies + aifs_data_timeout(fsi);
+		ds->retry_after = jiffies + aifs_timeo_jiffies(&fsi->opts);
 		return conn;
 	}
 	ds->conn = conn;

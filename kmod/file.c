@@ -7,15 +7,18 @@
  * is kept in the inode, where readahead (which may have no file) finds it;
  * the handle in the file, for CLOSE at release. Close-to-open: the
  * attributes of OPEN are taken, and when the server's change counter
- * moved since the last OPEN the cached pages are dropped (dirty ones
- * written first: launder_folio). A close writes the dirty data back
+ * moved since the last OPEN or this client's own last change the cached
+ * pages are dropped (dirty ones written first: launder_folio). A close writes the dirty data back
  * (flush) and CLOSE commits the size and mtime the writes made; fsync
- * commits them with SETATTR.
+ * commits them with SETATTR. fallocate punches holes on the data servers
+ * and grows the size as a write does; SEEK_DATA and SEEK_HOLE see the
+ * whole file as data.
  */
 #define pr_fmt(fmt) "aifs: " fmt
 
 #include <linux/pagemap.h>
 #include <linux/slab.h>
+#include <linux/falloc.h>	/* after linux/types.h, which it needs */
 
 #include "internal.h"
 #include "compat.h"
@@ -35,7 +38,8 @@ static u32 aifs_open_flags(const struct file *file)
 static int aifs_file_opened(struct inode *inode, const struct aifs_open_rep *rep)
 {
 	struct aifs_inode_info *ai = AIFS_I(inode);
-	u64 old_change = ai->change;
+	u64 change = le64_to_cpu(rep->attr.change);
+	bool changed;
 	int err;
 
 	if (rep->layout.type != AIFS_LAYOUT_REPLICA &&
@@ -47,8 +51,10 @@ static int aifs_file_opened(struct inode *inode, const struct aifs_open_rep *rep
 	spin_lock(&inode->i_lock);
 	ai->layout = rep->layout;
 	ai->has_layout = true;
+	changed = ai->cache_change != change;
+	ai->cache_change = change;
 	spin_unlock(&inode->i_lock);
-	if (old_change != le64_to_cpu(rep->attr.change))
+	if (changed)
 		invalidate_inode_pages2(inode->i_mapping);
 	return 0;
 }
@@ -91,7 +97,7 @@ static int aifs_file_close_call(struct inode *inode,
 	if (err && commit)
 		set_bit(AIFS_I_WRITTEN, &AIFS_I(inode)->flags);
 	if (!err && commit)
-		err = aifs_inode_update(inode, &rep.attr);
+		err = aifs_inode_update_own(inode, &rep.attr);
 	return err;
 }
 
@@ -172,22 +178,127 @@ static ssize_t aifs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 /*
  * As reads, the attributes are fetched again after attr_timeout (O_APPEND
  * writes at the size); a file whose layout has no data server to write to
- * is ENOSPC before anything is cached. generic_file_write_iter() does the
- * rest: limits, privileges, mtime, the page cache, balanced dirtying
- * through the mount's bdi, and O_SYNC/O_DSYNC through fsync.
+ * is ENOSPC before anything is cached. Then, as generic_file_write_iter()
+ * but for the wait under i_rwsem for a punch left behind by a killed
+ * fallocate (its zeros must not overtake this data): limits, privileges,
+ * mtime, the page cache, balanced dirtying through the mount's bdi, and
+ * O_SYNC/O_DSYNC through fsync.
  */
 static ssize_t aifs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
 	struct inode *inode = file_inode(iocb->ki_filp);
 	struct aifs_layout layout;
-	int err;
+	ssize_t ret;
 
-	err = aifs_revalidate(inode, false) ?: aifs_layout_get(inode, &layout);
-	if (err)
-		return err;
+	ret = aifs_revalidate(inode, false) ?: aifs_layout_get(inode, &layout);
+	if (ret)
+		return ret;
 	/* before file_update_time(): a reply must not undo the new mtime */
 	aifs_inode_written(inode, 0);
-	return generic_file_write_iter(iocb, from);
+	inode_lock(inode);
+	ret = aifs_punch_wait(inode);
+	if (!ret)
+		ret = generic_write_checks(iocb, from);
+	if (ret > 0)
+		ret = __generic_file_write_iter(iocb, from);
+	inode_unlock(inode);
+	return ret > 0 ? generic_write_sync(iocb, ret) : ret;
+}
+
+/*
+ * Zero [@offset, @offset + @len) and keep the size. The dirty data of the
+ * range goes first, so that none lands after the zeros; the cached pages
+ * of the range are dropped (the edges zeroed) before the zeros go, and
+ * again after, for what readers cached meanwhile. Past i_size the chunks
+ * hold nothing: nothing is sent for it.
+ */
+static int aifs_file_punch(struct file *file, const struct aifs_layout *layout,
+			   loff_t offset, loff_t len)
+{
+	struct inode *inode = file_inode(file);
+	loff_t end = min(offset + len, i_size_read(inode));
+	int err;
+
+	if (offset >= end)
+		return 0;
+	err = filemap_write_and_wait_range(inode->i_mapping, offset, end - 1);
+	if (err)
+		return err;
+	truncate_pagecache_range(inode, offset, end - 1);
+	aifs_inode_written(inode, 0);
+	err = file_modified(file) ?:
+	      aifs_punch_range(inode, layout, offset, end - offset);
+	truncate_pagecache_range(inode, offset, end - 1);
+	return err;
+}
+
+/*
+ * The default mode: a range ending past EOF grows the size, as a write
+ * there would, and is committed like one (fsync, close). The data
+ * servers reserve nothing: chunks are written when data comes.
+ */
+static int aifs_file_extend(struct file *file, loff_t end)
+{
+	struct inode *inode = file_inode(file);
+	int err;
+
+	if (end <= i_size_read(inode))
+		return 0;
+	err = inode_newsize_ok(inode, end);
+	if (err)
+		return err;
+	aifs_inode_written(inode, end);
+	return file_modified(file);
+}
+
+/*
+ * fallocate(2): FALLOC_FL_PUNCH_HOLE (with FALLOC_FL_KEEP_SIZE, which the
+ * VFS insists on), the default mode, and FALLOC_FL_KEEP_SIZE alone, which
+ * has nothing to do as no space is reserved. Under i_rwsem, as truncate.
+ */
+static long aifs_file_fallocate(struct file *file, int mode, loff_t offset,
+				loff_t len)
+{
+	struct inode *inode = file_inode(file);
+	struct aifs_layout layout;
+	int err;
+
+	if (mode & ~(FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE))
+		return -EOPNOTSUPP;
+	inode_lock(inode);
+	err = aifs_punch_wait(inode) ?: aifs_revalidate(inode, false);
+	if (err)
+		goto out;
+	if (mode & FALLOC_FL_PUNCH_HOLE)
+		err = aifs_layout_get(inode, &layout) ?:
+		      aifs_file_punch(file, &layout, offset, len);
+	else if (!(mode & FALLOC_FL_KEEP_SIZE))
+		err = aifs_file_extend(file, offset + len);
+out:
+	inode_unlock(inode);
+	return err;
+}
+
+/*
+ * The size another client may have moved is fetched after attr_timeout
+ * for whatever is measured from the end. SEEK_DATA and SEEK_HOLE take
+ * the whole file as data and its end as the only hole, as
+ * generic_file_llseek() does: telling the chunks never written apart
+ * would cost a request per chunk.
+ */
+static loff_t aifs_file_llseek(struct file *file, loff_t offset, int whence)
+{
+	int err;
+
+	switch (whence) {
+	case SEEK_END:
+	case SEEK_DATA:
+	case SEEK_HOLE:
+		err = aifs_revalidate(file_inode(file), false);
+		if (err)
+			return err;
+	}
+	return generic_file_llseek(file, offset, whence);
 }
 
 /*
@@ -212,10 +323,11 @@ const struct file_operations aifs_file_fops = {
 	.flush		= aifs_file_flush,
 	.release	= aifs_file_release,
 	.fsync		= aifs_file_fsync,
-	.llseek		= generic_file_llseek,
+	.llseek		= aifs_file_llseek,
 	.read_iter	= aifs_file_read_iter,
 	.write_iter	= aifs_file_write_iter,
 	.splice_read	= aifs_splice_read,
 	.splice_write	= iter_file_splice_write,
-	.mmap		= generic_file_readonly_mmap,
+	.mmap		= aifs_file_mmap,
+	.fallocate	= aifs_file_fallocate,
 };

@@ -73,6 +73,7 @@ struct inode *aifs_alloc_inode(struct super_block *sb)
 	ai->symlink = NULL;
 	ai->has_layout = false;
 	ai->mds_size = 0;
+	atomic_set(&ai->punches, 0);
 	return &ai->vfs_inode;
 }
 
@@ -184,6 +185,28 @@ int aifs_inode_update(struct inode *inode, const struct aifs_attr *attr)
 	if (changed)
 		forget_all_cached_acls(inode);
 	return 0;
+}
+
+/**
+ * aifs_inode_update_own - take the attributes of this client's own change
+ * @inode: the inode the change was made to
+ * @attr: the attributes of the MDS's reply to it
+ *
+ * The cached pages hold the change already: the next OPEN drops them only
+ * if the counter moves past this reply.
+ *
+ * Return: as aifs_inode_update().
+ */
+int aifs_inode_update_own(struct inode *inode, const struct aifs_attr *attr)
+{
+	int err = aifs_inode_update(inode, attr);
+
+	if (!err) {
+		spin_lock(&inode->i_lock);
+		AIFS_I(inode)->cache_change = le64_to_cpu(attr->change);
+		spin_unlock(&inode->i_lock);
+	}
+	return err;
 }
 
 static void aifs_inode_set_ops(struct inode *inode, const struct aifs_attr *attr)
@@ -359,10 +382,11 @@ static bool aifs_wrote_past_mds_size(struct inode *inode)
 
 /*
  * chmod, chown, utimens and truncate. The VFS holds i_rwsem: no write
- * runs meanwhile.
+ * runs meanwhile; for a truncation, aifs_setattr() holds off stores
+ * through a mapping too.
  */
-int aifs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
-		 struct iattr *iattr)
+static int aifs_setattr_call(struct user_namespace *mnt_userns,
+			     struct dentry *dentry, struct iattr *iattr)
 {
 	struct inode *inode = d_inode(dentry);
 	unsigned int ia = iattr->ia_valid;
@@ -403,7 +427,8 @@ int aifs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 		 * servers after the MDS cut the chunks; this client's writes
 		 * then count as committed by the SETATTR, which sets the size.
 		 */
-		err = filemap_write_and_wait(inode->i_mapping);
+		err = aifs_punch_wait(inode) ?:
+		      filemap_write_and_wait(inode->i_mapping);
 		if (err)
 			return err;
 		written = test_and_clear_bit(AIFS_I_WRITTEN,
@@ -428,10 +453,30 @@ int aifs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
 	if (err && written)
 		set_bit(AIFS_I_WRITTEN, &AIFS_I(inode)->flags);
 	if (!err)
-		err = aifs_inode_update(inode, &rep.attr);
+		err = aifs_inode_update_own(inode, &rep.attr);
 	/* the cached bytes past the new size go; i_size is the MDS's now */
 	if (!err && (ia & ATTR_SIZE))
 		truncate_pagecache(inode, iattr->ia_size);
+	return err;
+}
+
+/*
+ * A truncation holds the invalidate_lock, which page_mkwrite takes
+ * shared (mmap.c), from its writeback until the page cache is cut: a page
+ * dirtied through a mapping in between could be written back after the
+ * MDS cut the chunks, and bring old bytes back past the new size.
+ */
+int aifs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+		 struct iattr *iattr)
+{
+	struct address_space *mapping = d_inode(dentry)->i_mapping;
+	int err;
+
+	if (!(iattr->ia_valid & ATTR_SIZE))
+		return aifs_setattr_call(mnt_userns, dentry, iattr);
+	filemap_invalidate_lock(mapping);
+	err = aifs_setattr_call(mnt_userns, dentry, iattr);
+	filemap_invalidate_unlock(mapping);
 	return err;
 }
 
@@ -496,7 +541,7 @@ int aifs_inode_commit(struct inode *inode, u64 handle)
 		set_bit(AIFS_I_WRITTEN, &ai->flags);
 		return err;
 	}
-	return aifs_inode_update(inode, &rep.attr);
+	return aifs_inode_update_own(inode, &rep.attr);
 }
 
 /* Close-to-open: what another client changed is seen from this open on. */

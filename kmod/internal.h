@@ -161,6 +161,13 @@ static inline unsigned int aifs_get_uint(const struct aifs_mount_options *opts,
 	return READ_ONCE(*p);
 }
 
+/* The mount's timeo (tenths of a second) in jiffies. */
+static inline unsigned long
+aifs_timeo_jiffies(const struct aifs_mount_options *opts)
+{
+	return msecs_to_jiffies(aifs_get_uint(opts, AIFS_OPT_TIMEO) * 100);
+}
+
 const char *aifs_transport_name(enum aifs_transport transport);
 void aifs_default_options(struct aifs_mount_options *opts);
 void aifs_free_options(struct aifs_mount_options *opts);
@@ -415,6 +422,15 @@ int aifs_write_end(struct file *file, struct address_space *mapping,
 int aifs_writepages(struct address_space *mapping,
 		    struct writeback_control *wbc);
 int aifs_launder_folio(struct folio *folio);
+int aifs_punch_wait(struct inode *inode);
+int aifs_punch_range(struct inode *inode, const struct aifs_layout *layout,
+		     loff_t pos, loff_t len);
+
+/*
+ * mmap.c
+ */
+
+int aifs_file_mmap(struct file *file, struct vm_area_struct *vma);
 
 /*
  * inode.c
@@ -429,6 +445,10 @@ int aifs_launder_folio(struct folio *folio);
  * @vfs_inode: the VFS inode
  * @generation: the server's generation of the inode number
  * @change: the server's change counter at the last update
+ * @cache_change: the change counter the cached pages match: set at OPEN
+ *	and by this client's own changes (their replies), not by attributes
+ *	fetched meanwhile (a lookup must not hide another client's change
+ *	from the next OPEN); under @vfs_inode.i_lock
  * @attr_expire: jiffies after which the attributes are refetched
  * @blksize: preferred I/O size the server reported
  * @flags: AIFS_I_* bits
@@ -436,11 +456,14 @@ int aifs_launder_folio(struct folio *folio);
  * @layout: where the data is, from the last OPEN; under @vfs_inode.i_lock
  * @has_layout: @layout is set
  * @mds_size: the size in the MDS's last reply; under @vfs_inode.i_lock
+ * @punches: punched holes whose zeros may still be on their way
+ *	(write.c); writes wait for none to be left
  */
 struct aifs_inode_info {
 	struct inode vfs_inode;
 	u64 generation;
 	u64 change;
+	u64 cache_change;
 	unsigned long attr_expire;
 	u32 blksize;
 	unsigned long flags;
@@ -448,6 +471,7 @@ struct aifs_inode_info {
 	struct aifs_layout layout;
 	bool has_layout;
 	u64 mds_size;
+	atomic_t punches;
 };
 
 static inline struct aifs_inode_info *AIFS_I(struct inode *inode)
@@ -463,6 +487,7 @@ struct inode *aifs_alloc_inode(struct super_block *sb);
 void aifs_free_inode(struct inode *inode);
 struct inode *aifs_iget(struct super_block *sb, const struct aifs_attr *attr);
 int aifs_inode_update(struct inode *inode, const struct aifs_attr *attr);
+int aifs_inode_update_own(struct inode *inode, const struct aifs_attr *attr);
 int aifs_getattr_call(struct super_block *sb, u64 ino, struct aifs_attr *attr);
 int aifs_revalidate(struct inode *inode, bool force);
 int aifs_getattr(struct user_namespace *mnt_userns, const struct path *path,

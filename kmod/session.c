@@ -41,12 +41,6 @@
 #include "internal.h"
 #include "transport.h"
 
-/* The mount's timeo (tenths of a second) in jiffies. */
-static unsigned long aifs_timeout(struct aifs_fs_info *fsi)
-{
-	return msecs_to_jiffies(aifs_get_uint(&fsi->opts, AIFS_OPT_TIMEO) * 100);
-}
-
 /* The session's connection with a reference, or NULL when it has failed. */
 static struct aifs_conn *aifs_session_live(struct aifs_session *s)
 {
@@ -73,7 +67,7 @@ static void aifs_keepalive(struct work_struct *work)
 						struct aifs_fs_info,
 						session.keepalive);
 	struct aifs_session *s = &fsi->session;
-	unsigned long timeout = aifs_timeout(fsi);
+	unsigned long timeout = aifs_timeo_jiffies(&fsi->opts);
 	struct aifs_conn *conn;
 
 	conn = aifs_session_live(s);
@@ -336,7 +330,7 @@ static int aifs_session_call_once(struct aifs_fs_info *fsi, u16 op,
 	if (!conn)
 		return -ENOTCONN;
 	ret = aifs_conn_call(conn, op, payload, len, reply, reply_size,
-			     aifs_timeout(fsi));
+			     aifs_timeo_jiffies(&fsi->opts));
 	aifs_conn_put(conn);
 	return ret;
 }
@@ -372,7 +366,7 @@ int aifs_session_call(struct aifs_fs_info *fsi, u16 op, const void *payload,
 		return aifs_session_call_once(fsi, op, payload, len, reply,
 					      reply_size);
 	for (try = 1;; try++) {
-		timeout = aifs_timeout(fsi);
+		timeout = aifs_timeo_jiffies(&fsi->opts);
 		deadline = jiffies + timeout;
 		conn = aifs_session_connect(fsi, timeout, &dialed);
 		if (IS_ERR(conn)) {
@@ -423,7 +417,8 @@ int aifs_session_open(struct aifs_fs_info *fsi, struct fs_context *fc)
 	struct aifs_handshake hs;
 	struct aifs_conn *conn;
 
-	conn = aifs_session_dial(fsi, fc, fc->net_ns, aifs_timeout(fsi), &hs);
+	conn = aifs_session_dial(fsi, fc, fc->net_ns,
+				 aifs_timeo_jiffies(&fsi->opts), &hs);
 	if (IS_ERR(conn))
 		return PTR_ERR(conn);
 
@@ -433,7 +428,8 @@ int aifs_session_open(struct aifs_fs_info *fsi, struct fs_context *fc)
 	memcpy(s->fs_uuid, hs.fs_uuid, sizeof(s->fs_uuid));
 	aifs_session_install(s, conn, &hs);
 	INIT_DELAYED_WORK(&s->keepalive, aifs_keepalive);
-	queue_delayed_work(system_long_wq, &s->keepalive, aifs_timeout(fsi) / 2);
+	queue_delayed_work(system_long_wq, &s->keepalive,
+			   aifs_timeo_jiffies(&fsi->opts) / 2);
 	return 0;
 }
 

@@ -41,11 +41,22 @@
  * A run holds its inode (ihold), as a read does; umount writes back and
  * waits (sync_filesystem()) before the connections fail, and drains the
  * workqueue before the inodes go.
+ *
+ * A punched hole is written the same way: one CHUNK_WRITE of zeros
+ * (AIFS_IO_ZERO, no data) per chunk piece of the range, all queued at
+ * once, with the same failover. The caller (fallocate) waits killably; a
+ * killed caller leaves, its pieces not yet begun do nothing, and the
+ * last piece to end drops the range's clean cached pages that are not
+ * being read at that moment (readers may have filled them meanwhile).
+ * Until then the inode counts a punch in flight, and writes, truncations
+ * and punches wait for it (aifs_punch_wait()), so that no zeros still on
+ * their way overtake them.
  */
 #define pr_fmt(fmt) "aifs: " fmt
 
 #include <linux/delay.h>
 #include <linux/pagemap.h>
+#include <linux/refcount.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include <linux/workqueue.h>
@@ -58,6 +69,29 @@
 #define AIFS_WRITE_PAUSE_MS	50
 
 /**
+ * struct aifs_punch - a hole punched, one CHUNK_WRITE of zeros per piece
+ * @ref: the caller's reference and one per piece
+ * @pending: pieces not ended, and one while the caller queues them
+ * @done: completed when @pending reaches 0
+ * @err: the first error of a piece
+ * @abandoned: the caller was killed: pieces not begun are skipped, and
+ *	the last reference drops the range's cached pages
+ * @inode: the file; its pieces hold it
+ * @pos: first byte of the hole
+ * @len: its bytes
+ */
+struct aifs_punch {
+	refcount_t ref;
+	atomic_t pending;
+	struct completion done;
+	int err;
+	bool abandoned;
+	struct inode *inode;
+	loff_t pos;
+	loff_t len;
+};
+
+/**
  * struct aifs_write_req - one run of folios under writeback, one CHUNK_WRITE
  * @work: runs aifs_write_work()
  * @inode: the file, held until the run ends
@@ -65,7 +99,8 @@
  * @layout: the file's layout when the run was gathered
  * @pos: first byte, at a folio, in one chunk
  * @span: bytes of the folios under writeback
- * @len: bytes sent: @span cut at i_size
+ * @len: bytes sent: @span cut at i_size; of a punch, the zeros
+ * @punch: the hole this piece of zeros belongs to; NULL for writeback
  */
 struct aifs_write_req {
 	struct work_struct work;
@@ -75,12 +110,8 @@ struct aifs_write_req {
 	loff_t pos;
 	u32 span;
 	u32 len;
+	struct aifs_punch *punch;
 };
-
-static unsigned long aifs_write_timeout(struct aifs_fs_info *fsi)
-{
-	return msecs_to_jiffies(aifs_get_uint(&fsi->opts, AIFS_OPT_TIMEO) * 100);
-}
 
 /*
  * A failure after which the next member of the group is tried: the
@@ -109,7 +140,8 @@ static int aifs_write_errno(int err)
 
 /*
  * CHUNK_WRITE of @wreq to @conn, as member @first of the chunk's @group
- * of @width: the members after it are the replicas.
+ * of @width: the members after it are the replicas. Zeros of a punch
+ * send no data; a primary without the chunk answers them with version 0.
  */
 static int aifs_chunk_write(struct aifs_write_req *wreq, struct aifs_conn *conn,
 			    u32 index, const __le32 *group, u32 width,
@@ -117,18 +149,20 @@ static int aifs_chunk_write(struct aifs_write_req *wreq, struct aifs_conn *conn,
 {
 	const struct aifs_layout *l = &wreq->layout;
 	u32 chunk = le32_to_cpu(l->chunk_size);
+	bool zero = wreq->punch;
+	u32 data_len = zero ? 0 : wreq->len;
 	struct aifs_chunk_write_req req = {
 		.id.ino = cpu_to_le64(wreq->inode->i_ino),
 		.id.index = cpu_to_le32(index),
 		.offset = cpu_to_le32(wreq->pos & (chunk - 1)),
-		.data_len = cpu_to_le32(wreq->len),
-		.flags = cpu_to_le32(AIFS_IO_SYNC),
+		.flags = cpu_to_le32(AIFS_IO_SYNC | (zero ? AIFS_IO_ZERO : 0)),
 		.chunk_size = l->chunk_size,
 		.nr_replicas = cpu_to_le16(width - first - 1),
+		.rdma.len = cpu_to_le32(zero ? wreq->len : 0),
 	};
 	/* the data is sent from the page cache, after the fixed part */
 	struct aifs_span parts[AIFS_MSG_MAX_PARTS] = {
-		{ .data = NULL, .len = wreq->len },
+		{ .data = NULL, .len = data_len },
 	};
 	u8 wire[AIFS_CHUNK_WRITE_REQ_SIZE];
 	u8 buf[AIFS_CHUNK_REP_SIZE];
@@ -145,17 +179,18 @@ static int aifs_chunk_write(struct aifs_write_req *wreq, struct aifs_conn *conn,
 	if (ret < 0)
 		return -EINVAL;
 	iov_iter_xarray(&data, ITER_SOURCE, &wreq->inode->i_mapping->i_pages,
-			wreq->pos, wreq->len);
+			wreq->pos, data_len);
 	ret = aifs_conn_call_write(conn, AIFS_OP_CHUNK_WRITE, wire,
-				   sizeof(wire), &data, buf, sizeof(buf),
-				   aifs_write_timeout(wreq->fsi));
+				   sizeof(wire), zero ? NULL : &data, buf,
+				   sizeof(buf),
+				   aifs_timeo_jiffies(&wreq->fsi->opts));
 	aifs_stats_call(wreq->fsi, AIFS_PEER_DS, AIFS_OP_CHUNK_WRITE,
-			sizeof(wire) + wreq->len, ret);
+			sizeof(wire) + data_len, ret);
 	if (ret < 0)
 		return ret;
 	if (aifs_msg_decode(AIFS_OP_CHUNK_WRITE, true, buf, ret, &rep,
 			    sizeof(rep), NULL) ||
-	    le32_to_cpu(rep.length) != wreq->len || !rep.version) {
+	    le32_to_cpu(rep.length) != wreq->len || (!zero && !rep.version)) {
 		pr_warn_ratelimited("malformed CHUNK_WRITE reply for %lu:%u\n",
 				    wreq->inode->i_ino, index);
 		return -EPROTO;
@@ -233,12 +268,57 @@ static void aifs_write_done(struct aifs_write_req *wreq, int err)
 	kfree(wreq);
 }
 
+static void aifs_punch_put(struct aifs_punch *punch)
+{
+	struct inode *inode = punch->inode;
+
+	if (!refcount_dec_and_test(&punch->ref))
+		return;
+	/*
+	 * Readers may have cached old bytes while the zeros were on the
+	 * way. Only what drops without waiting: a worker must not wait for
+	 * a folio whose read is queued behind it on the same workqueue.
+	 */
+	if (punch->abandoned)
+		invalidate_mapping_pages(inode->i_mapping,
+					 punch->pos >> PAGE_SHIFT,
+					 (punch->pos + punch->len - 1) >>
+					 PAGE_SHIFT);
+	if (atomic_dec_and_test(&AIFS_I(inode)->punches))
+		wake_up_var(&AIFS_I(inode)->punches);
+	kfree(punch);
+}
+
+static void aifs_punch_piece_end(struct aifs_punch *punch)
+{
+	if (atomic_dec_and_test(&punch->pending))
+		complete(&punch->done);
+}
+
+/* A piece of a punch ended: the first error is the punch's. */
+static void aifs_punch_piece_done(struct aifs_write_req *wreq, int err)
+{
+	struct aifs_punch *punch = wreq->punch;
+
+	if (err)
+		cmpxchg(&punch->err, 0, err);
+	aifs_punch_piece_end(punch);
+	aifs_punch_put(punch);
+	iput(wreq->inode);
+	kfree(wreq);
+}
+
 static void aifs_write_work(struct work_struct *work)
 {
 	struct aifs_write_req *wreq = container_of(work, struct aifs_write_req,
 						   work);
 
-	aifs_write_done(wreq, aifs_write_issue(wreq));
+	if (!wreq->punch)
+		aifs_write_done(wreq, aifs_write_issue(wreq));
+	else if (READ_ONCE(wreq->punch->abandoned))
+		aifs_punch_piece_done(wreq, -EINTR);
+	else
+		aifs_punch_piece_done(wreq, aifs_write_issue(wreq));
 }
 
 /**
@@ -299,6 +379,20 @@ static bool aifs_wb_continues(const struct aifs_wb *wb, loff_t pos)
 }
 
 /*
+ * Bytes a shared mapping stored past EOF in the folio across it are not
+ * the file's: they are zeroed at each writeback, as block file systems
+ * do, so that they do not become the file's when it grows. The folio is
+ * locked and its ptes write-protected (folio_clear_dirty_for_io()).
+ */
+static void aifs_write_zero_eof(struct folio *folio, loff_t size)
+{
+	loff_t off = size - folio_pos(folio);
+
+	if (off < folio_size(folio))
+		folio_zero_segment(folio, off, folio_size(folio));
+}
+
+/*
  * write_cache_pages() hands over each dirty folio locked, its dirty bit
  * cleared for the I/O; it goes under writeback into the current run, or
  * starts a new one.
@@ -309,9 +403,10 @@ static int aifs_writepages_fill(struct page *page,
 	struct folio *folio = page_folio(page);
 	struct inode *inode = folio->mapping->host;
 	loff_t pos = folio_pos(folio);
+	loff_t size = i_size_read(inode);
 	struct aifs_wb *wb = data;
 
-	if (pos >= i_size_read(inode) || wb->err) {
+	if (pos >= size || wb->err) {
 		/* past EOF (truncated since), or nowhere to send it */
 		folio_start_writeback(folio);
 		folio_unlock(folio);
@@ -328,6 +423,7 @@ static int aifs_writepages_fill(struct page *page,
 			return -ENOMEM;
 		}
 	}
+	aifs_write_zero_eof(folio, size);
 	folio_start_writeback(folio);
 	folio_unlock(folio);
 	wb->wreq->span += folio_size(folio);
@@ -378,9 +474,93 @@ int aifs_launder_folio(struct folio *folio)
 	}
 	wreq->span = folio_size(folio);
 	wreq->len = min_t(loff_t, wreq->span, size - pos);
+	aifs_write_zero_eof(folio, size);
 	folio_start_writeback(folio);
 	err = aifs_write_issue(wreq);
 	aifs_write_done(wreq, err);
+	return err;
+}
+
+/**
+ * aifs_punch_wait - wait for the punches of a file still on their way
+ * @inode: the file
+ *
+ * A punch whose caller was killed goes on without it; a write, a
+ * truncation or another punch waits for it, so that no zeros land after
+ * it on the data servers.
+ *
+ * Return: 0, or -ERESTARTSYS on a fatal signal.
+ */
+int aifs_punch_wait(struct inode *inode)
+{
+	atomic_t *punches = &AIFS_I(inode)->punches;
+
+	return wait_var_event_killable(punches, !atomic_read(punches));
+}
+
+/* Queue one CHUNK_WRITE of zeros for [@pos, @pos + @len), in one chunk. */
+static int aifs_punch_piece(struct aifs_punch *punch,
+			    const struct aifs_layout *layout, loff_t pos,
+			    u32 len)
+{
+	struct aifs_write_req *wreq;
+
+	wreq = aifs_write_new(punch->inode, layout, pos);
+	if (!wreq)
+		return -ENOMEM;
+	wreq->len = len;
+	wreq->punch = punch;
+	refcount_inc(&punch->ref);
+	atomic_inc(&punch->pending);
+	queue_work(wreq->fsi->data.wq, &wreq->work);
+	return 0;
+}
+
+/**
+ * aifs_punch_range - zero a range of a file on the data servers
+ * @inode: the file, i_rwsem held, its dirty data in the range written back
+ * @layout: its layout
+ * @pos: first byte
+ * @len: bytes, at least 1
+ *
+ * One CHUNK_WRITE of zeros per chunk piece of the range, to the chunk's
+ * primary, all in parallel on the mount's workqueue; the chunks' lengths
+ * stay. The wait ends on a fatal signal, leaving the pieces to end on
+ * their own (see the top of this file).
+ *
+ * Return: 0, -EINTR, -ENOMEM, or the first piece's error as a write's
+ * (aifs_write_errno()).
+ */
+int aifs_punch_range(struct inode *inode, const struct aifs_layout *layout,
+		     loff_t pos, loff_t len)
+{
+	u32 chunk = le32_to_cpu(layout->chunk_size);
+	loff_t end = pos + len, next;
+	struct aifs_punch *punch;
+	int err = 0;
+
+	punch = kzalloc(sizeof(*punch), GFP_KERNEL);
+	if (!punch)
+		return -ENOMEM;
+	refcount_set(&punch->ref, 1);
+	atomic_set(&punch->pending, 1);
+	init_completion(&punch->done);
+	punch->inode = inode;
+	punch->pos = pos;
+	punch->len = len;
+	atomic_inc(&AIFS_I(inode)->punches);
+	for (; pos < end && !err; pos = next) {
+		next = min(end, round_down(pos, (loff_t)chunk) + chunk);
+		err = aifs_punch_piece(punch, layout, pos, next - pos);
+	}
+	aifs_punch_piece_end(punch);
+	if (wait_for_completion_killable(&punch->done)) {
+		WRITE_ONCE(punch->abandoned, true);
+		err = -EINTR;
+	}
+	if (!err)
+		err = READ_ONCE(punch->err);
+	aifs_punch_put(punch);
 	return err;
 }
 

@@ -665,18 +665,26 @@ static int aifs_check_chunk_write_req(const void *fixed,
 	u32 flags = le32_to_cpu(m->flags);
 	u32 chunk = le32_to_cpu(m->chunk_size);
 	u32 nr = le16_to_cpu(m->nr_replicas);
+	u32 offset = le32_to_cpu(m->offset);
 	u32 len = parts[0].len, i;
 
-	if (flags & AIFS_IO_RDMA) {
+	if (flags & (AIFS_IO_RDMA | AIFS_IO_ZERO)) {
 		if (len)
 			return -EINVAL;
 		len = le32_to_cpu(m->rdma.len);
 	}
 	if ((flags & ~AIFS_IO_KNOWN) || !aifs_is_pow2(chunk) ||
 	    chunk < AIFS_CHUNK_SIZE_MIN || chunk > AIFS_CHUNK_SIZE_MAX ||
-	    !aifs_io_fits(le32_to_cpu(m->offset), len, chunk) ||
 	    nr >= AIFS_MAX_REPLICAS)
 		return -EINVAL;
+	/* Zeros move no data: a whole chunk in one request. */
+	if (flags & AIFS_IO_ZERO) {
+		if ((flags & AIFS_IO_RDMA) || m->rdma.addr || m->rdma.rkey ||
+		    !len || (u64)offset + len > chunk)
+			return -EINVAL;
+	} else if (!aifs_io_fits(offset, len, chunk)) {
+		return -EINVAL;
+	}
 	for (i = 0; i < nr; i++)
 		if (!m->replicas[i])
 			return -EINVAL;

@@ -9,7 +9,8 @@ import json
 import os
 import sys
 
-NAMES = {"aifs": "aifs", "nfs": "NFS", "tmpfs": "tmpfs"}
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "common"))
+from benchreport import NAMES, load_meta, number, print_conditions, ratio, table  # noqa: E402
 
 
 def load(results, name):
@@ -22,36 +23,10 @@ def load(results, name):
     return json.loads(text[text.index("{"):])["jobs"][0]["read"]
 
 
-def ratio(a, b):
-    return "%.0f %%" % (100 * a / b) if a is not None and b else "-"
-
-
-def number(x, fmt="%.0f"):
-    return fmt % x if x is not None else "-"
-
-
-def table(head, rows):
-    print("| " + " | ".join(head) + " |")
-    print("|" + " --- |" * len(head))
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
-    print()
-
-
 def main(results):
-    path = os.path.join(results, "meta")
-    meta = dict(line.rstrip("\n").split("=", 1)
-                for line in open(path)) if os.path.exists(path) else {}
-    if "systems" not in meta:
-        sys.exit("read-bench: the guest stopped before any run; see "
-                 + os.path.join(results, "1.out"))
-    systems = meta["systems"].split()
-    peers = [s for s in ("aifs", "nfs", "tmpfs") if s in systems]
+    meta, peers = load_meta(results, "read-bench")
     size = int(meta["small_size"])
-    print("guest: %s, kernel %s, kernel crc32c: %s; NFS: %s" % (
-        meta["guest"], meta["kernel"], meta.get("crc32c", "?"),
-        meta.get("nfs_opts") or "not measured (" + meta.get("nfs_missing", "?") + ")"))
-    print()
+    print_conditions(results, meta)
 
     def cells(metric, names):
         got = {s: load(results, names(s)) for s in peers}

@@ -1,7 +1,7 @@
 # Runs in the guest for 'make demo': the data loader's side of training
 # on aifs, as far as it stands.  A cluster (aifs-mds and three aifs-ds)
-# starts in the guest, a data set goes in through libaifs (the kernel
-# client cannot write yet), and the mount reads it back: shards through
+# starts in the guest, a data set goes in through libaifs (aifs-put), and
+# the mount reads it back: shards through
 # readahead, small files one open at a time, and a shard again after a
 # data server died.
 . "$AIFS_TOP/tests/vm/lib.sh"
@@ -110,6 +110,7 @@ umount "$MNT"
 stop_servers
 rmmod aifs
 cat <<'MISSING'
-- not there yet: writing through the mount (checkpoints), erasure-coded
-  layouts, the RDMA transport, and the demo's PyTorch loader.
+- not shown here yet: a checkpoint written through the mount (the client
+  writes: tests/vm/write); not there yet: O_DIRECT, erasure-coded layouts,
+  the RDMA transport, and the demo's PyTorch loader.
 MISSING

@@ -132,6 +132,65 @@ static int ds_data_punch(struct ds_chunk *c, u32 first, u32 end_block)
 	return err;
 }
 
+/* A block of zeros, aligned for O_DIRECT: the source of every zeroing. */
+static const u8 ds_zeros[DS_BLOCK_SIZE] __attribute__((aligned(DS_IO_ALIGN)));
+
+/*
+ * Whole blocks [@first, @end_block) read zeros: a hole punched in the data
+ * file, or where its file system has no hole punching, zeros written.
+ */
+static int ds_data_clear(struct ds_chunk *c, u32 first, u32 end_block)
+{
+	off_t off = (off_t)first * DS_BLOCK_SIZE;
+	u32 b;
+	int err = 0;
+
+	if (first >= end_block)
+		return 0;
+	if (fallocate(c->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off,
+		      (off_t)(end_block - first) * DS_BLOCK_SIZE)) {
+		if (errno != EOPNOTSUPP)
+			return -errno;
+		for (b = first; !err && b < end_block; b++)
+			err = ds_data_put(c, b, 1, ds_zeros);
+	}
+	return err ? err : ds_data_punch(c, first, end_block);
+}
+
+/* Zero [@from, @to), within one block: read, checked, merged, rewritten. */
+static int ds_data_zero_part(struct ds_chunk *c, u32 from, u32 to)
+{
+	return from < to ? ds_data_write(c, from, ds_zeros, to - from) : 0;
+}
+
+/*
+ * Zero @len bytes at @offset, the length unchanged: past it the chunk
+ * reads zeros already, so the range is cut there, and a last block the
+ * range covers up to the length is covered whole (its tail is zeros).
+ * Whole blocks become holes; partly covered ones at the edges are
+ * rewritten with a fresh CRC.
+ */
+int ds_data_zero(struct ds_chunk *c, u32 offset, u32 len)
+{
+	u64 want = (u64)offset + len;
+	u32 end = want < c->meta.length ? want : c->meta.length;
+	u32 first = DS_BLOCKS(offset), last, head_end, tail;
+	int err;
+
+	if (offset >= end)
+		return 0;
+	last = end == c->meta.length ? DS_BLOCKS(end) : end / DS_BLOCK_SIZE;
+	head_end = (u64)first * DS_BLOCK_SIZE < end ? first * DS_BLOCK_SIZE : end;
+	tail = (u64)last * DS_BLOCK_SIZE > head_end ? last * DS_BLOCK_SIZE :
+						      head_end;
+	err = ds_data_zero_part(c, offset, head_end);
+	if (!err && tail < end)
+		err = ds_data_zero_part(c, tail, end);
+	if (!err)
+		err = ds_data_clear(c, first, last);
+	return err;
+}
+
 /*
  * Set the chunk's length (the caller checked it against the chunk size).
  * Shrinking zeroes the tail of the new last block, so that growing again

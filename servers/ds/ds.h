@@ -17,6 +17,7 @@
 /* Checksum block: one CRC32C per this many bytes of a chunk. */
 #define DS_BLOCK_SIZE		AIFS_BLOCK_SIZE
 #define DS_BLOCKS(bytes)	(((u64)(bytes) + DS_BLOCK_SIZE - 1) / DS_BLOCK_SIZE)
+#define DS_IO_ALIGN		4096	/* O_DIRECT buffers and offsets */
 
 /* Other members of a chunk's replica group that a DS remembers. */
 #define DS_MAX_PEERS		(AIFS_MAX_REPLICAS - 1)
@@ -156,6 +157,7 @@ int ds_crc_verify(struct ds_chunk *c, u32 first, u32 nr_blocks,
 int ds_data_read(struct ds_chunk *c, u32 first, u32 nr_blocks, void *buf);
 int ds_data_write(struct ds_chunk *c, u32 offset, const void *data, u32 len);
 int ds_data_truncate(struct ds_chunk *c, u32 length);
+int ds_data_zero(struct ds_chunk *c, u32 offset, u32 len);
 
 /* io.c: the data handlers */
 int ds_io_register(struct aifs_server *srv);

@@ -154,15 +154,31 @@ static void ds_note_peers(struct ds_chunk *c, const __le32 *ids, u32 nr)
 		c->meta.peers[i] = le32_to_cpu(ids[i]);
 }
 
+static bool ds_write_zero(const struct aifs_chunk_write_req *r)
+{
+	return le32_to_cpu(r->flags) & AIFS_IO_ZERO;
+}
+
+/* The bytes a write covers: its data, or the zeros it asks for. */
+static u32 ds_write_len(const struct aifs_chunk_write_req *r,
+			const struct aifs_span *data)
+{
+	return ds_write_zero(r) ? le32_to_cpu(r->rdma.len) : data->len;
+}
+
 /* Apply a write at @version and make it as durable as it asks. */
 static int ds_write_local(struct ds_chunk *c,
 			  const struct aifs_chunk_write_req *r,
 			  const struct aifs_span *data, u64 version)
 {
+	u32 offset = le32_to_cpu(r->offset);
 	int err;
 
 	ds_note_peers(c, r->replicas, le16_to_cpu(r->nr_replicas));
-	err = ds_data_write(c, le32_to_cpu(r->offset), data->data, data->len);
+	if (ds_write_zero(r))
+		err = ds_data_zero(c, offset, le32_to_cpu(r->rdma.len));
+	else
+		err = ds_data_write(c, offset, data->data, data->len);
 	if (err)
 		return err;
 	c->meta.version = version;
@@ -175,12 +191,16 @@ static int ds_write_local(struct ds_chunk *c,
 	return err;
 }
 
-/* Decode a WRITE or FORWARD and open its chunk, created if absent. */
-static int ds_write_begin(struct aifs_request *req,
+/*
+ * Decode a WRITE or FORWARD and open its chunk, created if absent; but
+ * zeros on a primary without the chunk find a hole already: ENOENT.
+ */
+static int ds_write_begin(struct aifs_request *req, bool primary,
 			  struct aifs_chunk_write_req *r, struct aifs_span *data,
 			  struct ds_lock *lock, struct ds_chunk *c)
 {
 	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
+	u32 create_size;
 	int err;
 
 	err = aifs_msg_decode(req->opcode, false, req->payload,
@@ -190,8 +210,9 @@ static int ds_write_begin(struct aifs_request *req,
 	if (le32_to_cpu(r->flags) & AIFS_IO_RDMA)
 		return -EOPNOTSUPP;
 	*data = parts[0];
-	return ds_io_begin(req->data, &r->id, true, le32_to_cpu(r->chunk_size),
-			   lock, c);
+	create_size = primary && ds_write_zero(r) ? 0 :
+		      le32_to_cpu(r->chunk_size);
+	return ds_io_begin(req->data, &r->id, true, create_size, lock, c);
 }
 
 /* A write of a chunk size other than the chunk's own: a confused client. */
@@ -219,7 +240,7 @@ static int ds_primary_apply(struct aifs_request *req,
 		err = ds_write_local(c, r, data, c->meta.version + 1);
 	if (!err)
 		err = ds_forward(req->data, r, data->data, c->meta.version);
-	return err ? err : ds_reply_chunk(req, c, data->len);
+	return err ? err : ds_reply_chunk(req, c, ds_write_len(r, data));
 }
 
 /*
@@ -241,10 +262,10 @@ static int ds_forward_apply(struct aifs_request *req,
 	if (err)
 		return err;
 	if (!(c->meta.flags & DS_META_STALE) && c->meta.version >= version)
-		return ds_reply_chunk(req, c, data->len);
+		return ds_reply_chunk(req, c, ds_write_len(r, data));
 	if (!(c->meta.flags & DS_META_STALE) && c->meta.version + 1 == version) {
 		err = ds_write_local(c, r, data, version);
-		return err ? err : ds_reply_chunk(req, c, data->len);
+		return err ? err : ds_reply_chunk(req, c, ds_write_len(r, data));
 	}
 	ds_note_peers(c, r->replicas, le16_to_cpu(r->nr_replicas));
 	c->meta.flags |= DS_META_STALE;
@@ -256,7 +277,8 @@ typedef int ds_write_fn(struct aifs_request *req,
 			const struct aifs_chunk_write_req *r,
 			const struct aifs_span *data, struct ds_chunk *c);
 
-static int ds_write_op(struct aifs_request *req, ds_write_fn *apply)
+static int ds_write_op(struct aifs_request *req, bool primary,
+		       ds_write_fn *apply)
 {
 	struct aifs_chunk_write_req r;
 	struct aifs_span data;
@@ -264,7 +286,12 @@ static int ds_write_op(struct aifs_request *req, ds_write_fn *apply)
 	struct ds_chunk c;
 	int err;
 
-	err = ds_write_begin(req, &r, &data, &lock, &c);
+	err = ds_write_begin(req, primary, &r, &data, &lock, &c);
+	if (err == -ENOENT && primary && ds_write_zero(&r)) {
+		/* zeros of a hole: nothing to number or forward */
+		c.meta = (struct ds_meta){ 0 };
+		return ds_reply_chunk(req, &c, ds_write_len(&r, &data));
+	}
 	if (err)
 		return err;
 	err = apply(req, &r, &data, &c);
@@ -275,12 +302,12 @@ static int ds_write_op(struct aifs_request *req, ds_write_fn *apply)
 
 static int ds_write(struct aifs_request *req)
 {
-	return ds_write_op(req, ds_primary_apply);
+	return ds_write_op(req, true, ds_primary_apply);
 }
 
 static int ds_forward_handler(struct aifs_request *req)
 {
-	return ds_write_op(req, ds_forward_apply);
+	return ds_write_op(req, false, ds_forward_apply);
 }
 
 /* Cut chunk @r->id to @r->length; made durable (the MDS relies on it). */

@@ -26,7 +26,6 @@
 #define DS_META_MAGIC		0x4d534441U	/* "ADSM" */
 #define DS_META_FORMAT		1
 #define DS_META_HDR_SIZE	128
-#define DS_IO_ALIGN		4096	/* O_DIRECT buffers and offsets */
 
 struct ds_meta_disk {
 	__le32 magic;

@@ -153,7 +153,12 @@ int mds_db_cursor(struct mds_txn *t, enum mds_dbi db, MDB_cursor **cur)
 	return mds_db_errno(mdb_cursor_open(t->txn, t->mds->dbi[db], cur));
 }
 
-/* Delete every key starting with @prefix. */
+/*
+ * Delete every key starting with @prefix.  Each key is found afresh: a
+ * cursor whose delete emptied the table is no longer positioned, and
+ * MDB_GET_CURRENT then fails with EINVAL (an unlink of the file holding
+ * the table's last xattrs did).
+ */
 int mds_db_del_prefix(struct mds_txn *t, enum mds_dbi db, const void *prefix,
 		      size_t plen)
 {
@@ -168,8 +173,9 @@ int mds_db_del_prefix(struct mds_txn *t, enum mds_dbi db, const void *prefix,
 	while (!rc && k.mv_size >= plen && !memcmp(k.mv_data, prefix, plen)) {
 		rc = mdb_cursor_del(cur, 0);
 		t->changed |= !rc;
+		k = mds_val(prefix, plen);
 		if (!rc)
-			rc = mdb_cursor_get(cur, &k, &v, MDB_GET_CURRENT);
+			rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
 	}
 	mdb_cursor_close(cur);
 	return rc == MDB_NOTFOUND ? 0 : mds_db_errno(rc);

@@ -190,15 +190,11 @@ int ds_request(struct ds_proc *p, u16 opcode, const void *req, u32 len,
 	return aifs_call(p->conn, opcode, &iov, 1, reply, DS_CALL_MS);
 }
 
-int ds_write(struct ds_proc *p, u64 ino, u32 index, u32 offset,
-	     const void *data, u32 len, const u32 *replicas, int nr,
-	     u64 *version)
+/* CHUNK_WRITE of @req, @len bytes of @data after it (none for zeros). */
+static int ds_write_call(struct ds_proc *p, struct aifs_chunk_write_req *req,
+			 u64 ino, u32 index, const u32 *replicas, int nr,
+			 const void *data, u32 len, u64 *version)
 {
-	struct aifs_chunk_write_req req = {
-		.offset = cpu_to_le32(offset),
-		.chunk_size = cpu_to_le32(DS_TEST_CHUNK),
-		.nr_replicas = cpu_to_le16(nr),
-	};
 	struct aifs_span part = { NULL, len };
 	struct aifs_reply reply = { 0 };
 	struct aifs_chunk_rep rep;
@@ -206,10 +202,12 @@ int ds_write(struct ds_proc *p, u64 ino, u32 index, u32 offset,
 	struct iovec iov[2];
 	int i, err;
 
-	ds_chunk_id(&req.id, ino, index);
+	req->chunk_size = cpu_to_le32(DS_TEST_CHUNK);
+	req->nr_replicas = cpu_to_le16(nr);
+	ds_chunk_id(&req->id, ino, index);
 	for (i = 0; i < nr; i++)
-		req.replicas[i] = cpu_to_le32(replicas[i]);
-	err = aifs_encode_chunk_write_req(head, sizeof(head), &req, &part);
+		req->replicas[i] = cpu_to_le32(replicas[i]);
+	err = aifs_encode_chunk_write_req(head, sizeof(head), req, &part);
 	if (err < 0)
 		return err;
 	iov[0] = (struct iovec){ head, sizeof(head) };
@@ -227,6 +225,29 @@ int ds_write(struct ds_proc *p, u64 ino, u32 index, u32 offset,
 		*version = le64_to_cpu(rep.version);
 	aifs_reply_free(&reply);
 	return err;
+}
+
+int ds_write(struct ds_proc *p, u64 ino, u32 index, u32 offset,
+	     const void *data, u32 len, const u32 *replicas, int nr,
+	     u64 *version)
+{
+	struct aifs_chunk_write_req req = { .offset = cpu_to_le32(offset) };
+
+	return ds_write_call(p, &req, ino, index, replicas, nr, data, len,
+			     version);
+}
+
+int ds_zero(struct ds_proc *p, u64 ino, u32 index, u32 offset, u32 len,
+	    const u32 *replicas, int nr, u64 *version)
+{
+	struct aifs_chunk_write_req req = {
+		.offset = cpu_to_le32(offset),
+		.flags = cpu_to_le32(AIFS_IO_ZERO | AIFS_IO_SYNC),
+		.rdma.len = cpu_to_le32(len),
+	};
+
+	return ds_write_call(p, &req, ino, index, replicas, nr, NULL, 0,
+			     version);
 }
 
 int ds_read(struct ds_proc *p, u64 ino, u32 index, u32 offset, u32 len,

@@ -39,6 +39,9 @@ void ds_chunk_id(struct aifs_chunk_id *id, u64 ino, u32 index);
 int ds_write(struct ds_proc *p, u64 ino, u32 index, u32 offset,
 	     const void *data, u32 len, const u32 *replicas, int nr,
 	     u64 *version);
+/* CHUNK_WRITE with AIFS_IO_ZERO: @len bytes of zeros at @offset. */
+int ds_zero(struct ds_proc *p, u64 ino, u32 index, u32 offset, u32 len,
+	    const u32 *replicas, int nr, u64 *version);
 int ds_read(struct ds_proc *p, u64 ino, u32 index, u32 offset, u32 len,
 	    u64 min_version, void *buf, u32 *data_len, u64 *version);
 int ds_request(struct ds_proc *p, u16 opcode, const void *req, u32 len,

@@ -281,6 +281,9 @@ static void test_xattrs(void)
 	       (int)(sizeof("system.posix_acl_access") + sizeof("user.a")));
 	EXPECT(aifs_removexattr(conn, &root_cred, f, "user.a", &a), 0);
 	EXPECT(aifs_removexattr(conn, &root_cred, f, "user.a", &a), -ENODATA);
+	/* its xattrs are the only ones: freeing them empties the table */
+	EXPECT(aifs_unlink(conn, &root_cred, ROOT, "xf",
+			   &(struct aifs_entry_rep){ 0 }), 0);
 }
 
 static void test_orphan(void)

@@ -302,3 +302,20 @@ aifs_stat()
 	[ -n "$v" ] || fail "no $2 in $1/stats"
 	echo "$v"
 }
+
+# run_fsx MODE SEED FILE [-P FILE2]: aifs-fsx of AIFS_FSX_OPS (20,000) ops
+# over a file of up to 9 MiB (three chunks); fails on a mismatch and when
+# it turns a kind of op off as unsupported.
+run_fsx()
+{
+	local mode=$1 seed=$2 file=$3 out
+	shift 3
+	out=$(aifs-fsx -q -S "$seed" -N "${AIFS_FSX_OPS:-20000}" -l 9m \
+		-m "$mode" "$@" "$file" 2>&1) ||
+		{ echo "$out"; fail "aifs-fsx $mode"; }
+	echo "$out"
+	case $out in
+	*"not supported here, turned off"*)
+		fail "aifs-fsx $mode turned an operation off" ;;
+	esac
+}

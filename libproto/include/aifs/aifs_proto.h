@@ -26,7 +26,8 @@
  *      chunk read, write, truncate, delete, checksum, replica forward and
  *      DS statfs on the data servers.  Before its release: AIFS_DS_DRAIN,
  *      and DS_HEARTBEAT's reserved field became its flags; the
- *      reserved fields of CHUNK_TRUNCATE and CHUNK_DELETE became @fence.
+ *      reserved fields of CHUNK_TRUNCATE and CHUNK_DELETE became @fence;
+ *      AIFS_IO_ZERO (a CHUNK_WRITE of zeros with no data: hole punching).
  */
 #ifndef AIFS_PROTO_H
 #define AIFS_PROTO_H
@@ -1072,7 +1073,8 @@ struct aifs_ds_heartbeat_rep {
 /* Chunk I/O flags (aifs_chunk_read_req.flags, aifs_chunk_write_req.flags) */
 #define AIFS_IO_RDMA		(1U << 0)	/* data moves by RDMA via @rdma */
 #define AIFS_IO_SYNC		(1U << 1)	/* write: durable before reply */
-#define AIFS_IO_KNOWN		0x3U
+#define AIFS_IO_ZERO		(1U << 2)	/* write: zeros, no data follows */
+#define AIFS_IO_KNOWN		0x7U
 
 /**
  * struct aifs_chunk_read_req - CHUNK_READ
@@ -1120,13 +1122,18 @@ struct aifs_chunk_read_rep {
  * @version:     FORWARD: the version the primary assigned; WRITE: 0
  * @offset:      byte offset within the chunk
  * @data_len:    bytes of data following, 0..AIFS_MAX_IO (0 with
- *               AIFS_IO_RDMA: the server RDMA-READs @rdma.len bytes)
- * @flags:       AIFS_IO_*
+ *               AIFS_IO_RDMA: the server RDMA-READs @rdma.len bytes; 0
+ *               with AIFS_IO_ZERO)
+ * @flags:       AIFS_IO_*; AIFS_IO_ZERO (not with AIFS_IO_RDMA) zeroes
+ *               @rdma.len bytes, 1..@chunk_size, at @offset, up to the
+ *               chunk's stored length, which does not change: a hole
+ *               punched, numbered and forwarded like any write
  * @chunk_size:  the layout's chunk size: @offset + length must not pass it
  * @nr_replicas: WRITE: entries of @replicas, 0..AIFS_MAX_REPLICAS - 1;
  *               FORWARD: 0
  * @reserved:    zero
- * @rdma:        with AIFS_IO_RDMA: where the data comes from
+ * @rdma:        with AIFS_IO_RDMA: where the data comes from; with
+ *               AIFS_IO_ZERO: @rdma.len bytes of zeros, @addr and @rkey 0
  * @replicas:    WRITE: ids of the other data servers of the chunk's group
  *               that the primary forwards to
  */
@@ -1148,7 +1155,8 @@ struct aifs_chunk_write_req {
 /**
  * struct aifs_chunk_rep - CHUNK_WRITE, CHUNK_FORWARD, CHUNK_TRUNCATE
  * @version:  the chunk's version after the operation
- * @length:   WRITE, FORWARD: bytes written; TRUNCATE: the chunk's length
+ * @length:   WRITE, FORWARD: bytes written (AIFS_IO_ZERO: the bytes
+ *            asked to zero); TRUNCATE: the chunk's length
  * @reserved: zero
  */
 struct aifs_chunk_rep {

@@ -338,7 +338,9 @@ static void test_fixed_checks(void)
 	EXPECT_FIXED(AIFS_OP_CHUNK_WRITE, false, struct aifs_chunk_write_req,
 		     m->flags = cpu_to_le32(AIFS_IO_RDMA), -EINVAL);
 	EXPECT_FIXED(AIFS_OP_CHUNK_WRITE, false, struct aifs_chunk_write_req,
-		     m->flags = cpu_to_le32(4), -EINVAL);
+		     m->flags = cpu_to_le32(8), -EINVAL);
+	EXPECT_FIXED(AIFS_OP_CHUNK_WRITE, false, struct aifs_chunk_write_req,
+		     m->flags = cpu_to_le32(AIFS_IO_ZERO), -EINVAL);
 	EXPECT_FIXED(AIFS_OP_CHUNK_WRITE, false, struct aifs_chunk_write_req,
 		     m->nr_replicas = cpu_to_le16(AIFS_MAX_REPLICAS), -EINVAL);
 	EXPECT_FIXED(AIFS_OP_CHUNK_WRITE, false, struct aifs_chunk_write_req,
@@ -384,6 +386,42 @@ static void test_rdma(void)
 	r->flags = cpu_to_le32(AIFS_IO_RDMA);
 	r->rdma.len = r->length;
 	CHECK_EQ(encode(AIFS_OP_CHUNK_READ, false, buf, len), len);
+}
+
+/*
+ * Zeros: no data part, the length in rdma.len, up to the whole chunk (not
+ * AIFS_MAX_IO), never empty, never past the chunk, never with RDMA.
+ */
+static void test_zero(void)
+{
+	struct aifs_chunk_write_req *w = (void *)&fixed_mem;
+	u32 chunk = AIFS_CHUNK_SIZE_MAX;
+	int len;
+
+	sample_decoded(AIFS_OP_CHUNK_WRITE, false);
+	w->flags = cpu_to_le32(AIFS_IO_ZERO | AIFS_IO_SYNC);
+	w->chunk_size = cpu_to_le32(chunk);
+	w->offset = 0;
+	w->rdma.len = cpu_to_le32(chunk);
+	parts[0].len = 0;
+	len = encode(AIFS_OP_CHUNK_WRITE, false, buf, AIFS_SAMPLE_BUF_SIZE);
+	CHECK_EQ(len, AIFS_CHUNK_WRITE_REQ_SIZE);
+	CHECK_EQ(decode(AIFS_OP_CHUNK_WRITE, false, buf, len), 0);
+	CHECK_EQ(decode(AIFS_OP_CHUNK_FORWARD, false, buf, len), 0);
+	w->offset = cpu_to_le32(1);
+	CHECK_EQ(encode(AIFS_OP_CHUNK_WRITE, false, buf, len), -EINVAL);
+	w->offset = cpu_to_le32(0xffffffff);
+	w->rdma.len = cpu_to_le32(2);
+	CHECK_EQ(encode(AIFS_OP_CHUNK_WRITE, false, buf, len), -EINVAL);
+	w->offset = 0;
+	w->rdma.len = 0;
+	CHECK_EQ(encode(AIFS_OP_CHUNK_WRITE, false, buf, len), -EINVAL);
+	w->rdma.len = cpu_to_le32(1);
+	w->rdma.rkey = cpu_to_le32(1);
+	CHECK_EQ(encode(AIFS_OP_CHUNK_WRITE, false, buf, len), -EINVAL);
+	w->rdma.rkey = 0;
+	w->flags = cpu_to_le32(AIFS_IO_ZERO | AIFS_IO_RDMA);
+	CHECK_EQ(encode(AIFS_OP_CHUNK_WRITE, false, buf, len), -EINVAL);
 }
 
 /* Build a payload by hand: @fsize bytes of fixed_mem, then @n bytes. */
@@ -789,6 +827,7 @@ int main(void)
 	test_round_trips();
 	test_fixed_checks();
 	test_rdma();
+	test_zero();
 	test_names();
 	test_xattrs();
 	test_counts();

@@ -1,0 +1,92 @@
+# A hole punch whose zeros wait on data servers that do not answer
+# (stopped with SIGSTOP; timeo is 60 s) dies at once of SIGKILL. A write
+# into the range while its zeros are still on their way waits for them,
+# killably, so once the servers resume the file holds the write and not
+# zeros over it; each chunk piece of the punch is zeros or untouched,
+# and nothing outside the range moved.
+. "$AIFS_TOP/tests/vm/lib.sh"
+
+MiB=1048576
+mount_cluster /mnt/a timeo=600
+src=$(mktemp -d /tmp/aifs-src.XXXXXX)
+head -c $((12 * MiB)) /dev/urandom >"$src/f"
+head -c 4096 /dev/urandom >"$src/w"
+cp "$src/f" /mnt/a/f
+# open a connection to every data server
+cmp "$src/f" /mnt/a/f || fail "read before the servers stopped"
+
+resume()
+{
+	kill -CONT "${DS_PIDS[@]}" 2>/dev/null || true
+}
+trap 'resume; stop_servers' EXIT
+
+# dead: gone or a zombie
+dead()
+{
+	[ ! -e "/proc/$1" ] ||
+		[ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" = Z ]
+}
+
+# wait_dead PID WHAT: within 10 s
+wait_dead()
+{
+	local i
+	for i in $(seq 100); do
+		dead "$1" && return 0
+		sleep 0.1
+	done
+	echo "$1: $(cat "/proc/$1/wchan")" >&2
+	resume
+	fail "$2 still alive 10 s after SIGKILL"
+}
+
+kill -STOP "${DS_PIDS[@]}"
+# pieces [1, 4), [4, 8) and [8, 9) MiB
+fallocate -p -o $((MiB)) -l $((8 * MiB)) /mnt/a/f &
+punch=$!
+sleep 3
+! dead $punch || fail "the punch ended with the servers stopped"
+kill -KILL $punch
+wait_dead $punch "the punch"
+
+# a write into the range waits for the zeros, and dies of SIGKILL too
+dd if="$src/w" of=/mnt/a/f bs=4096 seek=$((MiB / 4096 + 10)) conv=notrunc \
+	status=none &
+writer=$!
+sleep 2
+! dead $writer || fail "a write did not wait for the zeros on their way"
+kill -KILL $writer
+wait_dead $writer "a write waiting for the zeros"
+
+dd if="$src/w" of=/mnt/a/f bs=4096 seek=$((2 * MiB / 4096)) conv=notrunc \
+	status=none &
+writer=$!
+sleep 2
+! dead $writer || fail "a write did not wait for the zeros on their way"
+resume
+wait $writer || fail "the write after the killed punch"
+
+echo 3 >/proc/sys/vm/drop_caches
+python3 - "$src/f" "$src/w" /mnt/a/f <<'EOF' || fail "contents after the killed punch"
+import sys
+MiB = 1 << 20
+old, w, new = (open(p, "rb").read() for p in sys.argv[1:])
+if len(new) != len(old):
+	sys.exit("size %d, want %d" % (len(new), len(old)))
+if new[2 * MiB:2 * MiB + 4096] != w:
+	sys.exit("the write is not there")
+W0, W1 = 2 * MiB, 2 * MiB + 4096
+def outside_write(b, lo, hi):
+	return (b[lo:min(hi, W0)] if lo < W0 else b"") + \
+	       (b[max(lo, W1):hi] if hi > W1 else b"")
+for lo, hi in ((1, 4), (4, 8), (8, 9)):
+	piece = outside_write(new, lo * MiB, hi * MiB)
+	if piece != outside_write(old, lo * MiB, hi * MiB) and \
+	   piece.count(0) != len(piece):
+		sys.exit("piece [%d, %d) MiB neither zeros nor untouched" % (lo, hi))
+if new[:MiB] != old[:MiB] or new[9 * MiB:] != old[9 * MiB:]:
+	sys.exit("bytes outside the punched range changed")
+EOF
+umount /mnt/a
+rm -rf "$src"
