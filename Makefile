@@ -4,7 +4,8 @@
 #   make deps         install every package building, testing and the demo need
 #   make test         unit, server, VM and fault tests; ends "N passed, N failed"
 #   make test-unit | test-servers | test-vm | test-faults   one layer
-#   make test-long    aifs-fsx, 200,000 ops per mode (Documentation/testing-tools.md)
+#   make test-long    aifs-fsx, 200,000 ops per mode, on the host and on aifs
+#                     in the VM (Documentation/testing-tools.md)
 #   make bench        benchmarks, side by side with peers (Documentation/performance.md);
 #                     QUICK=1 short runs, ONLY="read-bench write-bench" only those
 #   make demo         the main job, shown
@@ -94,8 +95,9 @@ test-vm: all test-kmods
 test-faults: all
 	@scripts/run-tests faults
 
-test-long: user
+test-long: all test-kmods
 	@AIFS_FSX_OPS=200000 tests/unit/fsx-local.sh
+	@AIFS_FSX_OPS=200000 scripts/vm/run -n long -t 14400 tests/vm/write/05-fsx*.sh
 
 bench: deps all
 	@scripts/run-bench

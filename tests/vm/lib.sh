@@ -333,11 +333,12 @@ aifs_stat()
 }
 
 # run_fsx MODE SEED FILE [-P FILE2]: aifs-fsx of AIFS_FSX_OPS (20,000) ops
-# over a file of up to 9 MiB (three chunks); fails on a mismatch and when
-# it turns a kind of op off as unsupported.
+# over a file of up to 9 MiB (three chunks), seeded by AIFS_FSX_SEED if
+# set, else SEED; fails on a mismatch and when it turns a kind of op off
+# as unsupported.
 run_fsx()
 {
-	local mode=$1 seed=$2 file=$3 out
+	local mode=$1 seed=${AIFS_FSX_SEED:-$2} file=$3 out
 	shift 3
 	out=$(aifs-fsx -q -S "$seed" -N "${AIFS_FSX_OPS:-20000}" -l 9m \
 		-m "$mode" "$@" "$file" 2>&1) ||
