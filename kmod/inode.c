@@ -134,7 +134,8 @@ static void aifs_set_stale(struct inode *inode)
  * @attr: attributes checked by the codec
  *
  * The cached ACLs are forgotten when the server's change counter moved:
- * the ACLs may have changed with it (a chmod rewrites the access ACL).
+ * the ACLs may have changed with it (a chmod rewrites the access ACL);
+ * so is S_NOSEC, for setuid bits or a security.capability set elsewhere.
  *
  * Return: 0, -EIO for attributes out of range or of another inode,
  * -ESTALE when the inode is stale (its type changed).
@@ -178,6 +179,8 @@ int aifs_inode_update(struct inode *inode, const struct aifs_attr *attr)
 		aifs_ts_from_wire(&inode->i_mtime, &attr->mtime);
 	aifs_ts_from_wire(&inode->i_ctime, &attr->ctime);
 	changed = ai->change != le64_to_cpu(attr->change);
+	if (changed)
+		inode->i_flags &= ~S_NOSEC;
 	ai->change = le64_to_cpu(attr->change);
 	ai->blksize = le32_to_cpu(attr->blksize);
 	ai->attr_expire = jiffies + (unsigned long)timeout * HZ;
@@ -412,7 +415,10 @@ static int aifs_setattr_call(struct user_namespace *mnt_userns,
 	err = setattr_prepare(mnt_userns, dentry, iattr);
 	if (err)
 		return err;
-	if (ia & ATTR_MODE) {
+	if ((ia & ATTR_FORCE) && (ia & (ATTR_KILL_SUID | ATTR_KILL_SGID))) {
+		/* a write's: the server drops the bits from its own mode */
+		valid |= AIFS_SETATTR_KILL_SUID;
+	} else if (ia & ATTR_MODE) {
 		valid |= AIFS_SETATTR_MODE;
 		req.mode = cpu_to_le32(iattr->ia_mode & ~S_IFMT);
 	}

@@ -155,6 +155,13 @@ static int aifs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_xattr = aifs_xattr_handlers;
 	/* ACLs: the MDS's, checked by the VFS too (acl.c) */
 	sb->s_flags |= SB_POSIXACL;
+	/*
+	 * A write checks for setuid bits and security.capability once, not
+	 * at every write(2) (a GETXATTR each): the VFS marks the inode
+	 * S_NOSEC, and aifs_inode_update() clears the mark when the server's
+	 * change counter moves, as another client may have set either.
+	 */
+	sb->s_flags |= SB_NOSEC;
 	/* a folio under writeback does not change: its payload CRC holds */
 	sb->s_iflags |= SB_I_STABLE_WRITES;
 

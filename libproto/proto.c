@@ -431,6 +431,7 @@ static int aifs_check_setattr_req(const void *fixed)
 	if ((valid & ~AIFS_SETATTR_KNOWN) ||
 	    ((valid & AIFS_SETATTR_CUT) && !(valid & AIFS_SETATTR_SIZE)) ||
 	    ((valid & AIFS_SETATTR_SIZE) && (valid & AIFS_SETATTR_SIZE_GROW)) ||
+	    ((valid & AIFS_SETATTR_MODE) && (valid & AIFS_SETATTR_KILL_SUID)) ||
 	    ((valid & AIFS_SETATTR_ATIME) && (valid & AIFS_SETATTR_ATIME_NOW)) ||
 	    ((valid & AIFS_SETATTR_MTIME) && (valid & AIFS_SETATTR_MTIME_NOW)) ||
 	    ((valid & AIFS_SETATTR_ATIME) && !aifs_ts_valid(&m->atime)) ||

@@ -205,6 +205,26 @@ static int setattr_mode(struct mds_txn *t, const struct mds_cred *cred,
 }
 
 /*
+ * A write's removal of setuid and setgid (AIFS_SETATTR_KILL_SUID): as
+ * the write itself, write access or a handle open for writing.
+ */
+static int setattr_kill_suid(struct mds_txn *t, const struct mds_cred *cred,
+			     struct mds_inode *inode, u64 handle)
+{
+	int err;
+
+	if (!mds_opens_writable(t->mds, handle, inode->ino)) {
+		err = mds_permission(t, cred, inode, MDS_MAY_WRITE);
+		if (err)
+			return err;
+	}
+	inode->mode &= ~S_ISUID;
+	if (inode->mode & S_IXGRP)
+		inode->mode &= ~S_ISGID;
+	return 0;
+}
+
+/*
  * chown: root only, but the owner may give the file to a group of its
  * own.  A file's setuid (and group-executable setgid) bits do not survive
  * a change of owner.
@@ -322,6 +342,9 @@ static int apply_setattr(struct mds_txn *t, struct mds_op *op)
 				    le32_to_cpu(in.gid));
 	if (!err && (valid & AIFS_SETATTR_MODE))
 		err = setattr_mode(t, &cred, &inode, le32_to_cpu(in.mode));
+	if (!err && (valid & AIFS_SETATTR_KILL_SUID))
+		err = setattr_kill_suid(t, &cred, &inode,
+					le64_to_cpu(in.handle));
 	if (!err && (valid & (AIFS_SETATTR_SIZE | AIFS_SETATTR_SIZE_GROW)))
 		err = setattr_size(t, &cred, &inode, le64_to_cpu(in.handle),
 				   le64_to_cpu(in.size), valid);

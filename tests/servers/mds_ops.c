@@ -156,6 +156,40 @@ static void test_rename(void)
 			   AIFS_RENAME_EXCHANGE, &r), -ENOENT);
 }
 
+/*
+ * A write's KILL_SUID by a writer who is not the owner: allowed with
+ * write access, as MODE is not; setgid goes only when group-executable.
+ */
+static void test_kill_suid(u64 f)
+{
+	struct aifs_setattr sa = { .ino = f, .valid = AIFS_SETATTR_MODE,
+				   .mode = 06764 };
+	struct aifs_attr a;
+
+	EXPECT(aifs_setattr(conn, &user_cred, &sa, &a), 0);
+	sa.valid = AIFS_SETATTR_KILL_SUID;
+	EXPECT(aifs_setattr(conn, &other_cred, &sa, &a), -EACCES);
+	sa.mode = 06777;
+	sa.valid = AIFS_SETATTR_MODE;
+	EXPECT(aifs_setattr(conn, &other_cred, &sa, &a), -EPERM);
+	EXPECT(aifs_setattr(conn, &user_cred, &sa, &a), 0);
+	sa.valid = AIFS_SETATTR_KILL_SUID;
+	EXPECT(aifs_setattr(conn, &other_cred, &sa, &a), 0);
+	CHECK((le32_to_cpu(a.mode) & 07777) == 0777, "setuid and setgid killed");
+	sa.valid = AIFS_SETATTR_MODE;
+	sa.mode = 06764;
+	EXPECT(aifs_setattr(conn, &user_cred, &sa, &a), 0);
+	sa.valid = AIFS_SETATTR_KILL_SUID;
+	EXPECT(aifs_setattr(conn, &user_cred, &sa, &a), 0);
+	CHECK((le32_to_cpu(a.mode) & 07777) == 02764,
+	      "setgid of a file not group-executable kept");
+	sa.valid = AIFS_SETATTR_MODE | AIFS_SETATTR_KILL_SUID;
+	EXPECT(aifs_setattr(conn, &user_cred, &sa, &a), -EINVAL);
+	sa.valid = AIFS_SETATTR_MODE;
+	sa.mode = 0644;
+	EXPECT(aifs_setattr(conn, &user_cred, &sa, &a), 0);
+}
+
 static void test_permissions(void)
 {
 	struct aifs_entry_rep e;
@@ -184,6 +218,7 @@ static void test_permissions(void)
 	EXPECT(aifs_setattr(conn, &other_cred, &sa, &a), -EACCES);
 	EXPECT(aifs_setattr(conn, &user_cred, &sa, &a), 0);
 	CHECK(le64_to_cpu(a.size) == 100, "size");
+	test_kill_suid(f);
 	sa.ino = tmp;
 	EXPECT(aifs_setattr(conn, &root_cred, &sa, &a), -EISDIR);
 	EXPECT(aifs_unlink(conn, &user_cred, tmp, "mine", &e), 0);

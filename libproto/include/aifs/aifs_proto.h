@@ -472,7 +472,13 @@ struct aifs_name_req {
 #define AIFS_SETATTR_CUT	(1U << 8)
 /* the size of committed writes: grows to @size, never shrinks, cuts nothing */
 #define AIFS_SETATTR_SIZE_GROW	(1U << 9)
-#define AIFS_SETATTR_KNOWN	0x3ffU
+/*
+ * What a write by a caller without CAP_FSETID does to the mode: drop
+ * setuid, and setgid if group-executable, from the server's mode. Write
+ * access (or a handle open for writing) suffices, as for the write.
+ */
+#define AIFS_SETATTR_KILL_SUID	(1U << 10)
+#define AIFS_SETATTR_KNOWN	0x7ffU
 
 /**
  * struct aifs_setattr_req - SETATTR
