@@ -52,8 +52,8 @@
 #include "internal.h"
 
 /*
- * Readahead marks the folios it fills with AIFS_FOLIO_READAHEAD as their
- * private data, so that their release or invalidation can tell whether the
+ * Readahead marks the folios it fills with AIFS_FOLIO_READAHEAD in their
+ * private word, so that their release or invalidation can tell whether the
  * application read them: filemap_read() marks every folio it copies from
  * accessed (PG_referenced, or PG_active on a second access), and so does
  * unmapping a page an mmap touched. Limits, documented in
@@ -61,7 +61,23 @@
  * releases a folio, so a folio read once and then reclaimed counts as
  * wasted; a folio that refaults may come back active without a read.
  */
-#define AIFS_FOLIO_READAHEAD	((void *)1UL)
+
+unsigned long aifs_folio_word(struct folio *folio)
+{
+	return (unsigned long)folio_get_private(folio);
+}
+
+/* Set the private word; PG_private and its folio reference follow it. */
+void aifs_folio_set_word(struct folio *folio, unsigned long word)
+{
+	BUILD_BUG_ON(AIFS_FOLIO_END_SHIFT + PAGE_SHIFT > BITS_PER_LONG);
+	if (!word)
+		folio_detach_private(folio);
+	else if (folio_test_private(folio))
+		folio_change_private(folio, (void *)word);
+	else
+		folio_attach_private(folio, (void *)word);
+}
 
 /**
  * struct aifs_read_sub - the part of a read within one chunk
@@ -127,8 +143,9 @@ static long aifs_read_unlock(struct address_space *mapping, loff_t pos,
 		if (uptodate) {
 			flush_dcache_folio(folio);
 			if (readahead) {
-				folio_attach_private(folio,
-						     AIFS_FOLIO_READAHEAD);
+				aifs_folio_set_word(folio,
+						    aifs_folio_word(folio) |
+						    AIFS_FOLIO_READAHEAD);
 				pages += folio_nr_pages(folio);
 			}
 			folio_mark_uptodate(folio);
@@ -492,6 +509,13 @@ int aifs_read_direct(struct inode *inode, struct aifs_dio *dio)
 
 static int aifs_read_folio(struct file *file, struct folio *folio)
 {
+	/*
+	 * A folio written in part and not read holds dirty bytes and
+	 * nothing else: they go to the servers first (an error of theirs is
+	 * the mapping's, for fsync and close), then the read fills it.
+	 */
+	folio_wait_writeback(folio);
+	aifs_launder_folio(folio);
 	return aifs_read_start(folio->mapping->host, folio_pos(folio),
 			       folio_size(folio), false);
 }
@@ -548,24 +572,27 @@ static void aifs_readahead(struct readahead_control *rac)
 	aifs_read_start(rac->mapping->host, pos, len, true);
 }
 
-/* A folio readahead filled leaves the page cache: was it read? */
-static void aifs_readahead_forget(struct folio *folio)
+/*
+ * A folio leaves the page cache (or its data does): if readahead filled
+ * it, was it read? Its private word goes with it.
+ */
+static void aifs_folio_forget(struct folio *folio)
 {
 	struct aifs_fs_info *fsi = AIFS_SB(folio->mapping->host->i_sb);
 	long pages = folio_nr_pages(folio);
 
-	if (folio_get_private(folio) != AIFS_FOLIO_READAHEAD)
-		return;
-	folio_detach_private(folio);
-	if (folio_test_referenced(folio) || folio_test_active(folio))
-		aifs_stat_add(fsi, AIFS_RA_USED, pages);
-	else
-		aifs_stat_add(fsi, AIFS_RA_WASTED, pages);
+	if (aifs_folio_word(folio) & AIFS_FOLIO_READAHEAD) {
+		if (folio_test_referenced(folio) || folio_test_active(folio))
+			aifs_stat_add(fsi, AIFS_RA_USED, pages);
+		else
+			aifs_stat_add(fsi, AIFS_RA_WASTED, pages);
+	}
+	aifs_folio_set_word(folio, 0);
 }
 
 static bool aifs_release_folio(struct folio *folio, gfp_t gfp)
 {
-	aifs_readahead_forget(folio);
+	aifs_folio_forget(folio);
 	return true;
 }
 
@@ -573,7 +600,7 @@ static void aifs_invalidate_folio(struct folio *folio, size_t offset,
 				  size_t len)
 {
 	if (offset == 0 && len == folio_size(folio))
-		aifs_readahead_forget(folio);
+		aifs_folio_forget(folio);
 }
 
 const struct address_space_operations aifs_aops = {

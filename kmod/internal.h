@@ -414,6 +414,21 @@ u32 aifs_io_piece(const struct aifs_layout *l, loff_t pos, size_t left);
 int aifs_read_direct(struct inode *inode, struct aifs_dio *dio);
 
 /*
+ * A folio's private word (the mapping has no large folios: a folio is a
+ * page). AIFS_FOLIO_READAHEAD: readahead filled it and no read has been
+ * counted yet (addr.c). AIFS_FOLIO_RANGE: of a dirty folio, only the
+ * bytes [start, end) in the bits above are this client's to send
+ * (write.c); a dirty folio without it is dirty as a whole.
+ */
+#define AIFS_FOLIO_READAHEAD	BIT(0)
+#define AIFS_FOLIO_RANGE	BIT(1)
+#define AIFS_FOLIO_START_SHIFT	2
+#define AIFS_FOLIO_END_SHIFT	(AIFS_FOLIO_START_SHIFT + PAGE_SHIFT)
+
+unsigned long aifs_folio_word(struct folio *folio);
+void aifs_folio_set_word(struct folio *folio, unsigned long word);
+
+/*
  * write.c
  */
 
@@ -426,6 +441,7 @@ int aifs_write_end(struct file *file, struct address_space *mapping,
 int aifs_writepages(struct address_space *mapping,
 		    struct writeback_control *wbc);
 int aifs_launder_folio(struct folio *folio);
+void aifs_folio_set_range(struct folio *folio, size_t start, size_t end);
 int aifs_punch_wait(struct inode *inode);
 int aifs_punch_range(struct inode *inode, const struct aifs_layout *layout,
 		     loff_t pos, loff_t len);

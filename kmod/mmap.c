@@ -52,7 +52,10 @@ static vm_fault_t aifs_page_mkwrite(struct vm_fault *vmf)
 		ret = VM_FAULT_NOPAGE;
 		goto out;
 	}
-	/* dirty before the wait, so that a freeze's writeback finds it */
+	/* a store may land anywhere in it; dirty before the wait, so that a
+	 * freeze's writeback finds it
+	 */
+	aifs_folio_set_range(folio, 0, folio_size(folio));
 	folio_mark_dirty(folio);
 	folio_wait_stable(folio);
 out:

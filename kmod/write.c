@@ -3,15 +3,16 @@
  * aifs - buffered writes: write_begin and write_end fill the page cache,
  * writepages and launder_folio send its dirty folios to the data servers.
  *
- * write_begin reads a folio first only when the write covers part of it,
- * the folio is not uptodate and it holds bytes below i_size: a folio
- * written whole needs none of its old bytes, and one wholly past EOF is
- * zeros around the write. i_size grows in write_end, which also marks
- * the inode's size and mtime as changed here and not yet told to the MDS
- * (aifs_inode_written()); fsync and close commit them (file.c).
+ * write_begin reads nothing: a folio that is not uptodate and is written
+ * in part keeps the dirty byte range the writes made (its private word),
+ * and only that range is sent, as NFS does; a read of such a folio sends
+ * the range first (aifs_read_folio()). i_size grows in write_end, which
+ * also marks the inode's size and mtime as changed here and not yet told
+ * to the MDS (aifs_inode_written()); fsync and close commit them
+ * (file.c).
  *
- * Writeback is shaped like the reads of addr.c: writepages gathers
- * contiguous dirty folios into runs that never cross a chunk boundary nor
+ * Writeback is shaped like the reads of addr.c: writepages gathers the
+ * dirty bytes of contiguous dirty folios into runs that never cross a chunk boundary nor
  * pass AIFS_DATA_MAX_IO, marks them under writeback, unlocks them and
  * queues one work item per run on the mount's workqueue, where runs to
  * different data servers go in parallel (max_inflight at once). A run is
@@ -104,8 +105,10 @@ struct aifs_punch {
  * @fsi: the mount
  * @layout: the file's layout when the run was gathered
  * @dio: an O_DIRECT write from its pages, NULL for the page cache
- * @pos: first byte, at a folio (any byte for @dio), in one chunk
- * @span: bytes of the folios under writeback
+ * @pos: first byte (of a folio's dirty range, or any byte for @dio), in
+ *	one chunk
+ * @span: bytes of the dirty ranges of the folios under writeback, which
+ *	follow each other without a gap
  * @len: bytes sent: @span cut at i_size; of a punch, the zeros
  * @punch: the hole this piece of zeros belongs to; NULL for writeback
  */
@@ -355,6 +358,48 @@ struct aifs_wb {
 };
 
 /*
+ * The bytes of a dirty folio this client wrote: [*start, *end). Only a
+ * folio written in part keeps a range (AIFS_FOLIO_RANGE); any other
+ * dirty folio, a mapped one for instance, is dirty as a whole.
+ */
+static void aifs_folio_range(struct folio *folio, size_t *start, size_t *end)
+{
+	unsigned long word = aifs_folio_word(folio);
+
+	if (!(word & AIFS_FOLIO_RANGE)) {
+		*start = 0;
+		*end = folio_size(folio);
+		return;
+	}
+	*start = (word >> AIFS_FOLIO_START_SHIFT) & (PAGE_SIZE - 1);
+	*end = ((word >> AIFS_FOLIO_END_SHIFT) & (PAGE_SIZE - 1)) + 1;
+}
+
+/**
+ * aifs_folio_set_range - record which bytes of a folio are dirty
+ * @folio: the folio, locked, about to be marked dirty (or being cleaned)
+ * @start: first dirty byte in it
+ * @end: past the last; 0 and the folio's size for all of it
+ */
+void aifs_folio_set_range(struct folio *folio, size_t start, size_t end)
+{
+	unsigned long word = aifs_folio_word(folio) & AIFS_FOLIO_READAHEAD;
+
+	if (start || end < folio_size(folio))
+		word |= AIFS_FOLIO_RANGE | start << AIFS_FOLIO_START_SHIFT |
+			(end - 1) << AIFS_FOLIO_END_SHIFT;
+	aifs_folio_set_word(folio, word);
+}
+
+/* The dirty bytes of a folio whose dirty bit was cleared for the I/O. */
+static void aifs_folio_take_range(struct folio *folio, size_t *start,
+				  size_t *end)
+{
+	aifs_folio_range(folio, start, end);
+	aifs_folio_set_range(folio, 0, folio_size(folio));
+}
+
+/*
  * Send the run gathered so far; it ends on its own. i_size is read now,
  * not when writepages began: a write that grew the file meanwhile set it
  * before it dirtied its folio, and only truncate shrinks it, which waits
@@ -416,19 +461,25 @@ static void aifs_write_zero_eof(struct folio *folio, loff_t size)
 /*
  * write_cache_pages() hands over each dirty folio locked, its dirty bit
  * cleared for the I/O; it goes under writeback into the current run, or
- * starts a new one.
+ * starts a new one. A run holds dirty ranges that meet: a folio dirty in
+ * part ends the run before it (a range not from its start) or after it
+ * (a range not to its end).
  */
 static int aifs_writepages_fill(struct page *page,
 				struct writeback_control *wbc, void *data)
 {
 	struct folio *folio = page_folio(page);
 	struct inode *inode = folio->mapping->host;
-	loff_t pos = folio_pos(folio);
 	loff_t size = i_size_read(inode);
 	struct aifs_wb *wb = data;
+	size_t start, end;
+	loff_t pos;
 
+	aifs_folio_range(folio, &start, &end);
+	pos = folio_pos(folio) + start;
 	if (pos >= size || wb->err) {
 		/* past EOF (truncated since), or nowhere to send it */
+		aifs_folio_take_range(folio, &start, &end);
 		folio_start_writeback(folio);
 		folio_unlock(folio);
 		folio_end_writeback(folio);
@@ -444,10 +495,11 @@ static int aifs_writepages_fill(struct page *page,
 			return -ENOMEM;
 		}
 	}
+	aifs_folio_take_range(folio, &start, &end);
 	aifs_write_zero_eof(folio, size);
 	folio_start_writeback(folio);
 	folio_unlock(folio);
-	wb->wreq->span += folio_size(folio);
+	wb->wreq->span += end - start;
 	return 0;
 }
 
@@ -505,8 +557,10 @@ int aifs_write_direct(struct inode *inode, struct aifs_dio *dio)
 }
 
 /*
- * A dirty folio that invalidate_inode_pages2() (OPEN found the file
- * changed elsewhere) is about to drop: write it now, and wait.
+ * Write a locked folio's dirty bytes now, and wait: the folio is about
+ * to be dropped by invalidate_inode_pages2() (OPEN found the file changed
+ * elsewhere), or read into (aifs_read_folio()), or written again with a
+ * gap between the old and new dirty bytes (aifs_write_begin()).
  */
 int aifs_launder_folio(struct folio *folio)
 {
@@ -514,10 +568,15 @@ int aifs_launder_folio(struct folio *folio)
 	struct aifs_write_req *wreq;
 	struct aifs_layout layout;
 	loff_t size = i_size_read(inode);
-	loff_t pos = folio_pos(folio);
+	size_t start, end;
+	loff_t pos;
 	int err;
 
-	if (!folio_clear_dirty_for_io(folio) || pos >= size)
+	if (!folio_clear_dirty_for_io(folio))
+		return 0;
+	aifs_folio_take_range(folio, &start, &end);
+	pos = folio_pos(folio) + start;
+	if (pos >= size)
 		return 0;
 	err = aifs_layout_get(inode, &layout);
 	if (!err) {
@@ -528,7 +587,7 @@ int aifs_launder_folio(struct folio *folio)
 		mapping_set_error(folio->mapping, err);
 		return err;
 	}
-	wreq->span = folio_size(folio);
+	wreq->span = end - start;
 	wreq->len = min_t(loff_t, wreq->span, size - pos);
 	aifs_write_zero_eof(folio, size);
 	folio_start_writeback(folio);
@@ -621,40 +680,25 @@ int aifs_punch_range(struct inode *inode, const struct aifs_layout *layout,
 }
 
 /*
- * A partial write into a folio that is not uptodate: read what it holds
- * below EOF first; past EOF, zero what the write leaves. Called with the
- * folio locked; returns with it locked, but -EAGAIN when the folio was
- * truncated meanwhile, and any other error, with it unlocked.
+ * A write into a folio that is not uptodate reads nothing first: only
+ * the bytes written become dirty (the folio's range), so that bytes of
+ * the folio that another client writes are not overwritten with what
+ * this one read or assumed before (parallel checkpoint writers meet in
+ * the pages at their boundaries). A write that would leave a gap between
+ * the folio's dirty bytes and its own sends the dirty bytes first. An
+ * uptodate folio holds the file's bytes: its range grows over a gap.
  */
-static int aifs_write_prepare(struct file *file, struct folio *folio,
-			      loff_t pos, unsigned int len)
+static int aifs_write_prepare(struct folio *folio, loff_t pos,
+			      unsigned int len)
 {
-	struct address_space *mapping = folio->mapping;
-	size_t off = pos - folio_pos(folio);
-	int err;
+	size_t off = offset_in_folio(folio, pos), start, end;
 
-	if (!off && len >= folio_size(folio))
+	if (!folio_test_dirty(folio))
 		return 0;
-	if (folio_pos(folio) >= i_size_read(mapping->host)) {
-		folio_zero_segments(folio, 0, off, off + len,
-				    folio_size(folio));
+	aifs_folio_range(folio, &start, &end);
+	if (off <= end && off + len >= start)
 		return 0;
-	}
-	/* unlocks the folio when the read ends, at once on an error */
-	err = mapping->a_ops->read_folio(file, folio);
-	if (!err)
-		err = folio_lock_killable(folio);
-	if (err)
-		return err;
-	if (folio->mapping != mapping) {
-		folio_unlock(folio);
-		return -EAGAIN;
-	}
-	if (!folio_test_uptodate(folio)) {
-		folio_unlock(folio);
-		return -EIO;
-	}
-	return 0;
+	return aifs_launder_folio(folio);
 }
 
 int aifs_write_begin(struct file *file, struct address_space *mapping,
@@ -664,21 +708,19 @@ int aifs_write_begin(struct file *file, struct address_space *mapping,
 	struct folio *folio;
 	int err;
 
-	do {
-		/* FGP_STABLE: waits for writeback (SB_I_STABLE_WRITES) */
-		folio = __filemap_get_folio(mapping, pos >> PAGE_SHIFT,
-					    FGP_LOCK | FGP_WRITE | FGP_CREAT |
-					    FGP_STABLE,
-					    mapping_gfp_mask(mapping));
-		if (!folio)
-			return -ENOMEM;
-		err = folio_test_uptodate(folio) ? 0 :
-		      aifs_write_prepare(file, folio, pos, len);
-		if (err)
-			folio_put(folio);
-	} while (err == -EAGAIN);
-	if (err)
+	/* FGP_STABLE: waits for writeback (SB_I_STABLE_WRITES) */
+	folio = __filemap_get_folio(mapping, pos >> PAGE_SHIFT,
+				    FGP_LOCK | FGP_WRITE | FGP_CREAT | FGP_STABLE,
+				    mapping_gfp_mask(mapping));
+	if (!folio)
+		return -ENOMEM;
+	err = folio_test_uptodate(folio) ? 0 :
+	      aifs_write_prepare(folio, pos, len);
+	if (err) {
+		folio_unlock(folio);
+		folio_put(folio);
 		return err;
+	}
 	*pagep = folio_file_page(folio, pos >> PAGE_SHIFT);
 	return 0;
 }
@@ -688,19 +730,28 @@ int aifs_write_end(struct file *file, struct address_space *mapping,
 		   struct page *page, void *fsdata)
 {
 	struct folio *folio = page_folio(page);
+	size_t start = offset_in_folio(folio, pos), end = start + copied;
+	size_t old_start, old_end;
 
-	if (!folio_test_uptodate(folio)) {
-		/* what the copy left out is neither old data nor zeros */
-		if (copied < len) {
+	if (!copied)
+		goto out;
+	if (folio_test_dirty(folio)) {
+		aifs_folio_range(folio, &old_start, &old_end);
+		/* a short copy left a gap that only a read could fill */
+		if (!folio_test_uptodate(folio) &&
+		    (start > old_end || end < old_start)) {
 			copied = 0;
 			goto out;
 		}
+		start = min(start, old_start);
+		end = max(end, old_end);
+	}
+	if (!start && end == folio_size(folio))
 		folio_mark_uptodate(folio);
-	}
-	if (copied) {
-		aifs_inode_written(mapping->host, pos + copied);
-		folio_mark_dirty(folio);
-	}
+	/* before the dirty bit: a folio with private data is dirtied quietly */
+	aifs_folio_set_range(folio, start, end);
+	aifs_inode_written(mapping->host, pos + copied);
+	folio_mark_dirty(folio);
 out:
 	folio_unlock(folio);
 	folio_put(folio);

@@ -91,13 +91,8 @@ run_case()
 
 run_case paged 4096 together
 run_case paged-lastfirst 4096 lastfirst
-# A known bug ("Writers on two clients sharing a page", kernel-client.md):
-# run with AIFS_KNOWN_BUGS=1 in the host's environment.
-if [ -n "${AIFS_KNOWN_BUGS:-}" ]; then
-	run_case bytes 1 together
-else
-	echo "case bytes not run: a known bug (AIFS_KNOWN_BUGS=1 runs it)"
-fi
+run_case bytes 1 together
+run_case bytes-lastfirst 1 lastfirst
 [ ${#failed[@]} = 0 ] || fail "wrong file in case(s): ${failed[*]}"
 umount /mnt/b
 umount /mnt/a
