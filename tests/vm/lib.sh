@@ -249,6 +249,40 @@ expect_killable()
 	fail "$alive tasks still alive 10 s after SIGKILL"
 }
 
+# freeze_data_servers: SIGSTOP every data server of start_cluster, so
+# that requests to them wait; thaw_data_servers lets them go on (so does
+# the test's exit, before it stops them for good).
+freeze_data_servers()
+{
+	trap 'thaw_data_servers; stop_servers' EXIT
+	kill -STOP "${DS_PIDS[@]}"
+}
+
+thaw_data_servers()
+{
+	kill -CONT "${DS_PIDS[@]}" 2>/dev/null || true
+}
+
+# remount_after_thaw SRC FILE: with the data servers thawed, /mnt/a
+# unmounts (its killed tasks hold nothing) and, mounted again, reads FILE
+# as the local file SRC.
+remount_after_thaw()
+{
+	thaw_data_servers
+	timeout 120 umount /mnt/a || fail "umount"
+	mount -t aifs -o "secret=$AIFS_SECRET" 127.0.0.1:/ /mnt/a
+	cmp "$1" "/mnt/a/$2" || fail "read after the servers resumed"
+}
+
+# unload_clean: /mnt/a unmounts, no receiver thread is left, and the
+# module unloads.
+unload_clean()
+{
+	umount /mnt/a
+	! pgrep -x aifs-recv >/dev/null || fail "receiver threads left"
+	rmmod aifs || fail "unload"
+}
+
 # start_peer SCRIPT ARG...: a Python test peer that prints "ready" once it
 # listens, killed when the test exits.  Sets SERVER_PID.
 start_peer()

@@ -15,12 +15,7 @@ put_file "$src/small" /small
 cmp "$src/big" /mnt/a/big || fail "read before the servers stopped"
 echo 3 >/proc/sys/vm/drop_caches
 
-resume()
-{
-	kill -CONT "${DS_PIDS[@]}" 2>/dev/null || true
-}
-trap 'resume; stop_servers' EXIT
-kill -STOP "${DS_PIDS[@]}"
+freeze_data_servers
 
 dd if=/mnt/a/big of=/dev/null bs=1M status=none &
 readers=($!)
@@ -35,12 +30,6 @@ sleep 3
 expect_killable "${readers[@]}"
 wait "${readers[@]}" 2>/dev/null || true
 
-resume
-timeout 120 umount /mnt/a || fail "umount"
-# the same mount, with the servers back, reads right
-mount -t aifs -o secret=$AIFS_SECRET 127.0.0.1:/ /mnt/a
-cmp "$src/big" /mnt/a/big || fail "read after the servers resumed"
-umount /mnt/a
-pgrep -x aifs-recv >/dev/null && fail "receiver threads left"
-rmmod aifs || fail "unload"
+remount_after_thaw "$src/big" big
+unload_clean
 rm -rf "$src"

@@ -14,12 +14,7 @@ cmp "$src/big" /mnt/a/big || fail "read before the servers stopped"
 : >/mnt/a/new
 : >/mnt/a/new1
 
-resume()
-{
-	kill -CONT "${DS_PIDS[@]}" 2>/dev/null || true
-}
-trap 'resume; stop_servers' EXIT
-kill -STOP "${DS_PIDS[@]}"
+freeze_data_servers
 
 # a batch of 16 pieces, a single piece, a batch of writes, a single one
 dd if=/mnt/a/big of=/dev/null iflag=direct bs=16M status=none &
@@ -36,13 +31,8 @@ sleep 3
 expect_killable "${tasks[@]}"
 wait "${tasks[@]}" 2>/dev/null || true
 
-resume
-timeout 120 umount /mnt/a || fail "umount"
-mount -t aifs -o secret=$AIFS_SECRET 127.0.0.1:/ /mnt/a
-cmp "$src/big" /mnt/a/big || fail "read after the servers resumed"
+remount_after_thaw "$src/big" big
 dd if=/mnt/a/big iflag=direct bs=16M status=none | cmp "$src/big" - ||
 	fail "direct read after the servers resumed"
-umount /mnt/a
-pgrep -x aifs-recv >/dev/null && fail "receiver threads left"
-rmmod aifs || fail "unload"
+unload_clean
 rm -rf "$src"

@@ -15,40 +15,12 @@ cp "$src/f" /mnt/a/f
 # open a connection to every data server
 cmp "$src/f" /mnt/a/f || fail "read before the servers stopped"
 
-resume()
-{
-	kill -CONT "${DS_PIDS[@]}" 2>/dev/null || true
-}
-trap 'resume; stop_servers' EXIT
-
-# dead: gone or a zombie
-dead()
-{
-	[ ! -e "/proc/$1" ] ||
-		[ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" = Z ]
-}
-
-# wait_dead PID WHAT: within 10 s
-wait_dead()
-{
-	local i
-	for i in $(seq 100); do
-		dead "$1" && return 0
-		sleep 0.1
-	done
-	echo "$1: $(cat "/proc/$1/wchan")" >&2
-	resume
-	fail "$2 still alive 10 s after SIGKILL"
-}
-
-kill -STOP "${DS_PIDS[@]}"
+freeze_data_servers
 # pieces [1, 4), [4, 8) and [8, 9) MiB
 fallocate -p -o $((MiB)) -l $((8 * MiB)) /mnt/a/f &
 punch=$!
 sleep 3
-! dead $punch || fail "the punch ended with the servers stopped"
-kill -KILL $punch
-wait_dead $punch "the punch"
+expect_killable $punch
 
 # a write into the range waits for the zeros, and dies of SIGKILL too
 dd if="$src/w" of=/mnt/a/f bs=4096 seek=$((MiB / 4096 + 10)) conv=notrunc \
@@ -56,15 +28,14 @@ dd if="$src/w" of=/mnt/a/f bs=4096 seek=$((MiB / 4096 + 10)) conv=notrunc \
 writer=$!
 sleep 2
 ! dead $writer || fail "a write did not wait for the zeros on their way"
-kill -KILL $writer
-wait_dead $writer "a write waiting for the zeros"
+expect_killable $writer
 
 dd if="$src/w" of=/mnt/a/f bs=4096 seek=$((2 * MiB / 4096)) conv=notrunc \
 	status=none &
 writer=$!
 sleep 2
 ! dead $writer || fail "a write did not wait for the zeros on their way"
-resume
+thaw_data_servers
 wait $writer || fail "the write after the killed punch"
 
 echo 3 >/proc/sys/vm/drop_caches
