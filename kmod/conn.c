@@ -334,6 +334,13 @@ static int aifs_conn_recv_frame(struct aifs_conn *conn, const char **why)
 	/* before the completion, so that the caller sees it on return */
 	if (!err && le64_to_cpu(hdr.map_epoch) > conn->map_epoch)
 		WRITE_ONCE(conn->map_epoch, le64_to_cpu(hdr.map_epoch));
+	/*
+	 * A bad reply fails the connection, saying why, before its caller
+	 * wakes: the caller's own teardown of the connection must not come
+	 * first and leave the reason unsaid.
+	 */
+	if (err)
+		aifs_conn_report(conn, err, *why);
 	aifs_req_finish(req, err ? err : -(int)status);
 	return err;
 }
@@ -351,6 +358,7 @@ static int aifs_conn_receiver(void *data)
 	do {
 		err = aifs_conn_recv_frame(conn, &why);
 	} while (!err && !READ_ONCE(conn->error));
+	/* said already if a bad reply's caller was woken with it */
 	if (err)
 		aifs_conn_report(conn, err, why);
 
