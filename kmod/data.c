@@ -205,12 +205,13 @@ static int aifs_data_learn(struct aifs_data *d, const struct aifs_ds_info *info)
 		if (!ds)
 			return -ENOMEM;
 		ds->id = id;
+		ds->addr = addr;
 		mutex_init(&ds->lock);
+		/* whole before it is found: aifs_data_conn() does not wait */
 		err = xa_insert(&d->servers, id, ds, GFP_NOFS);
-		if (err) {
+		if (err)
 			kfree(ds);
-			return err;
-		}
+		return err;
 	}
 	mutex_lock(&ds->lock);
 	ds->addr = addr;

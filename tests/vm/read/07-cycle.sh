@@ -1,7 +1,7 @@
-# Load, mount, read through the data servers, umount and unload, 110
+# Load, mount, read through the data servers, umount and unload, 70
 # times: each read crosses a chunk boundary (two data servers, two
 # connections and handshakes) in several readahead requests, and leaves
-# nothing behind — no kmalloc object (two windows of 50 cycles), no object
+# nothing behind — no kmalloc object (two windows of 30 cycles), no object
 # of the module's inode cache (its destruction would complain), no thread.
 . "$AIFS_TOP/tests/vm/lib.sh"
 
@@ -35,6 +35,6 @@ cycle()
 	echo "$1 cycles done at $(cut -d' ' -f1 /proc/uptime) s"
 }
 
-expect_no_kmalloc_leak cycle 50
+expect_no_kmalloc_leak cycle 30
 pgrep -x aifs-recv >/dev/null && fail "receiver threads left"
 rm -f "$src"
