@@ -52,8 +52,9 @@ static vm_fault_t aifs_page_mkwrite(struct vm_fault *vmf)
 		ret = VM_FAULT_NOPAGE;
 		goto out;
 	}
-	/* a store may land anywhere in it; dirty before the wait, so that a
-	 * freeze's writeback finds it
+	/*
+	 * A store may land anywhere in it. Dirty before the wait, so that a
+	 * freeze's writeback finds it.
 	 */
 	aifs_folio_set_range(folio, 0, folio_size(folio));
 	folio_mark_dirty(folio);

@@ -12,13 +12,14 @@
  * (file.c).
  *
  * Writeback is shaped like the reads of addr.c: writepages gathers the
- * dirty bytes of contiguous dirty folios into runs that never cross a chunk boundary nor
- * pass AIFS_DATA_MAX_IO, marks them under writeback, unlocks them and
- * queues one work item per run on the mount's workqueue, where runs to
- * different data servers go in parallel (max_inflight at once). A run is
- * one CHUNK_WRITE to the chunk's primary, the rest of its group as
- * replicas, whose data goes straight from the page cache to the socket
- * (an ITER_XARRAY over the run). The superblock asks for stable writes
+ * dirty bytes of contiguous dirty folios into runs that never cross a
+ * chunk boundary nor pass AIFS_DATA_MAX_IO, marks them under writeback,
+ * unlocks them and queues one work item per run on the mount's
+ * workqueue, where runs to different data servers go in parallel
+ * (max_inflight at once). A run is one CHUNK_WRITE to the chunk's
+ * primary, the rest of its group as replicas, whose data goes straight
+ * from the page cache to the socket (an ITER_XARRAY over the run). The
+ * superblock asks for stable writes
  * (SB_I_STABLE_WRITES): a folio under writeback is not written into
  * until it is done, so the payload CRC32C computed before the send holds
  * for the bytes sent. When a run ends, its folios leave writeback; an

@@ -204,20 +204,23 @@ static int setattr_mode(struct mds_txn *t, const struct mds_cred *cred,
 	return mds_acl_chmod(t, inode);
 }
 
-/*
- * A write's removal of setuid and setgid (AIFS_SETATTR_KILL_SUID): as
- * the write itself, write access or a handle open for writing.
- */
+/* What a write may do: with write access, or a handle open for writing. */
+static int setattr_may_write(struct mds_txn *t, const struct mds_cred *cred,
+			     const struct mds_inode *inode, u64 handle)
+{
+	if (mds_opens_writable(t->mds, handle, inode->ino))
+		return 0;
+	return mds_permission(t, cred, inode, MDS_MAY_WRITE);
+}
+
+/* A write's removal of setuid and setgid (AIFS_SETATTR_KILL_SUID). */
 static int setattr_kill_suid(struct mds_txn *t, const struct mds_cred *cred,
 			     struct mds_inode *inode, u64 handle)
 {
-	int err;
+	int err = setattr_may_write(t, cred, inode, handle);
 
-	if (!mds_opens_writable(t->mds, handle, inode->ino)) {
-		err = mds_permission(t, cred, inode, MDS_MAY_WRITE);
-		if (err)
-			return err;
-	}
+	if (err)
+		return err;
 	inode->mode &= ~S_ISUID;
 	if (inode->mode & S_IXGRP)
 		inode->mode &= ~S_ISGID;
@@ -269,11 +272,9 @@ static int setattr_size(struct mds_txn *t, const struct mds_cred *cred,
 		return -EISDIR;
 	if (!S_ISREG(inode->mode))
 		return -EINVAL;
-	if (!mds_opens_writable(t->mds, handle, inode->ino)) {
-		err = mds_permission(t, cred, inode, MDS_MAY_WRITE);
-		if (err)
-			return err;
-	}
+	err = setattr_may_write(t, cred, inode, handle);
+	if (err)
+		return err;
 	if (size > max)
 		return -EFBIG;
 	if (valid & AIFS_SETATTR_SIZE_GROW) {
