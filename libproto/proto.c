@@ -21,6 +21,8 @@
 #endif
 
 AIFS_SIZE_CHECK(struct aifs_frame_hdr, AIFS_FRAME_HDR_SIZE);
+AIFS_SIZE_CHECK(struct aifs_rdma_cm_data, 16);
+AIFS_SIZE_CHECK(struct aifs_rdma_msg, 8);
 AIFS_SIZE_CHECK(struct aifs_hello_req, AIFS_HELLO_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_hello_rep, AIFS_HELLO_REP_SIZE);
 AIFS_SIZE_CHECK(struct aifs_auth_req, AIFS_AUTH_REQ_SIZE);

@@ -1,7 +1,7 @@
 # servers: the runtime shared by aifs-mds and aifs-ds (servers/common), and
 # the test programs built on it (tests/servers: run by 'make test-servers').
 LIBSERVER := $(BUILD)/lib/libaifsserver.a
-LIBSERVER_SRCS := $(addprefix servers/common/,log.c config.c loop.c tcp.c \
+LIBSERVER_SRCS := $(addprefix servers/common/,log.c config.c loop.c tcp.c rdma.c \
 	peer.c handshake.c workers.c server.c program.c)
 LIBSERVER_CFLAGS := -Iservers/common/include $(LIBAIFS_CFLAGS)
 # Link a server with: $(LIBSERVER) $(LIBAIFS) $(LIBPROTO) $(LIBSERVER_LIBS)

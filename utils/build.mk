@@ -1,11 +1,11 @@
 # utils: libaifs, the userspace client library of the wire protocol (the
 # admin tools will join it here).
 LIBAIFS := $(BUILD)/lib/libaifs.a
-LIBAIFS_SRCS := $(addprefix utils/libaifs/,secret.c auth.c frame.c \
-	handshake.c conn.c ops.c)
+LIBAIFS_SRCS := $(addprefix utils/libaifs/,secret.c auth.c addr.c frame.c \
+	handshake.c stream.c conn.c ops.c rdma.c)
 LIBAIFS_CFLAGS := -Iutils/libaifs/include
 # Link a libaifs user with: $(LIBAIFS) $(LIBPROTO) $(LIBAIFS_LIBS)
-LIBAIFS_LIBS := -lcrypto -lpthread $(LIBPROTO_LIBS)
+LIBAIFS_LIBS := -lcrypto -lrdmacm -libverbs -lpthread $(LIBPROTO_LIBS)
 
 $(LIBAIFS_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBAIFS_CFLAGS)
 

@@ -118,14 +118,21 @@ struct aifs_handler {
 	unsigned int flags;
 };
 
+/* TCP, and RDMA where the machine has it. */
+#define SERVER_MAX_LISTENERS	2
+
+struct aifs_listener {
+	struct aifs_server *srv;
+	struct aifs_endpoint ep;
+	u64 paused_until;		/* out of descriptors: wait a little */
+};
+
 struct aifs_server {
 	const struct aifs_server_config *cfg;
 	void *data;
 	struct aifs_loop *loop;
-	const struct aifs_transport_ops *transport;
-	struct aifs_endpoint listener;
-	bool listening;
-	u64 accept_paused_until;	/* out of descriptors: wait a little */
+	struct aifs_listener listeners[SERVER_MAX_LISTENERS];
+	int nr_listeners;
 	struct aifs_secret secret;
 	struct aifs_list peers;
 	unsigned int nr_peers;

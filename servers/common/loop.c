@@ -22,6 +22,7 @@ struct loop_watch {
 	aifs_fd_fn *fn;			/* NULL: not watched */
 	void *data;
 	unsigned int events;		/* 0: watched, but out of epoll */
+	unsigned int ready;		/* aifs_loop_set_ready()'s */
 };
 
 struct loop_timer {
@@ -36,6 +37,7 @@ struct aifs_loop {
 	struct loop_watch *watches;
 	int nr_watches;			/* size of the table */
 	struct loop_timer *timers;
+	int nr_ready;			/* watches with ready bits set */
 	bool stop;
 };
 
@@ -122,7 +124,7 @@ int aifs_loop_watch(struct aifs_loop *loop, int fd, unsigned int events,
 	err = loop_epoll(loop, fd, 0, events);
 	if (err)
 		return err;
-	loop->watches[fd] = (struct loop_watch){ fn, data, events };
+	loop->watches[fd] = (struct loop_watch){ fn, data, events, 0 };
 	return 0;
 }
 
@@ -143,8 +145,17 @@ void aifs_loop_unwatch(struct aifs_loop *loop, int fd)
 {
 	struct loop_watch *w = &loop->watches[fd];
 
+	aifs_loop_set_ready(loop, fd, 0);
 	loop_epoll(loop, fd, w->events, 0);
 	*w = (struct loop_watch){ 0 };
+}
+
+void aifs_loop_set_ready(struct aifs_loop *loop, int fd, unsigned int events)
+{
+	struct loop_watch *w = &loop->watches[fd];
+
+	loop->nr_ready += !w->ready - !events;
+	w->ready = events;
 }
 
 int aifs_loop_timer(struct aifs_loop *loop, int64_t ms, aifs_timer_fn *fn,
@@ -160,12 +171,14 @@ int aifs_loop_timer(struct aifs_loop *loop, int64_t ms, aifs_timer_fn *fn,
 	return 0;
 }
 
-/* epoll_wait's timeout: until the earliest timer, or forever. */
+/* epoll_wait's timeout: none with events ready, the earliest timer, or forever. */
 static int loop_timeout(const struct aifs_loop *loop)
 {
 	uint64_t now = aifs_now_ms(), first = UINT64_MAX;
 	const struct loop_timer *t;
 
+	if (loop->nr_ready)
+		return 0;
 	for (t = loop->timers; t; t = t->next)
 		if (t->when < first)
 			first = t->when;
@@ -221,6 +234,24 @@ static void loop_fire(struct aifs_loop *loop, const struct epoll_event *ev)
 		w->fn(loop, fd, ready, w->data);
 }
 
+/* Events set ready by their owners, as if epoll had reported them. */
+static void loop_fire_ready(struct aifs_loop *loop)
+{
+	unsigned int ready;
+	struct loop_watch *w;
+	int fd, left = loop->nr_ready;
+
+	for (fd = 0; left && fd < loop->nr_watches && !loop->stop; fd++) {
+		w = &loop->watches[fd];
+		if (!w->ready)
+			continue;
+		left--;
+		ready = w->ready & w->events;
+		if (ready && w->fn)
+			w->fn(loop, fd, ready, w->data);
+	}
+}
+
 int aifs_loop_run(struct aifs_loop *loop)
 {
 	struct epoll_event events[LOOP_BATCH];
@@ -234,6 +265,7 @@ int aifs_loop_run(struct aifs_loop *loop)
 			return -errno;
 		for (i = 0; i < n && !loop->stop; i++)
 			loop_fire(loop, &events[i]);
+		loop_fire_ready(loop);
 		if (!loop->stop)
 			loop_run_timers(loop);
 	}

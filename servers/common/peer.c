@@ -52,6 +52,17 @@ static bool peer_wants_input(const struct aifs_peer *peer)
 	}
 }
 
+/*
+ * What the descriptor is watched for: what the peer wants, and always
+ * reading for a transport whose descriptor signals completions of any
+ * kind (RDMA: credits that let it send come in as receives).
+ */
+static unsigned int peer_watch_events(const struct aifs_peer *peer,
+				      unsigned int wanted)
+{
+	return peer->ep.ops->ready ? wanted | AIFS_EV_READ : wanted;
+}
+
 /* Ask the loop for what the peer can use now. */
 static void peer_update(struct aifs_peer *peer)
 {
@@ -66,11 +77,15 @@ static void peer_update(struct aifs_peer *peer)
 	/* A stall is counted from when we listen again, not from before. */
 	if (events & ~peer->watched & AIFS_EV_READ)
 		peer->last_rx = aifs_now_ms();
-	if (aifs_loop_modify(peer->srv->loop, peer->ep.fd, events)) {
+	if (aifs_loop_modify(peer->srv->loop, peer->ep.fd,
+			     peer_watch_events(peer, events))) {
 		aifs_peer_close(peer, "cannot watch the connection");
 		return;
 	}
 	peer->watched = events;
+	if (peer->ep.ops->ready)
+		aifs_loop_set_ready(peer->srv->loop, peer->ep.fd,
+				    peer->ep.ops->ready(&peer->ep) & events);
 }
 
 static void peer_free_output(struct aifs_peer *peer)
@@ -112,7 +127,7 @@ void aifs_peer_close(struct aifs_peer *peer, const char *why)
 	else
 		aifs_dbg("%s: closed", peer->ep.name);
 	aifs_loop_unwatch(srv->loop, peer->ep.fd);
-	srv->transport->close(&peer->ep);
+	peer->ep.ops->close(&peer->ep);
 	peer_free_output(peer);
 	peer_set_state(peer, AIFS_PEER_CLOSED);
 	aifs_list_del(&peer->link);
@@ -203,7 +218,7 @@ static void peer_consume(struct aifs_peer *peer, size_t n)
 static void peer_drained(struct aifs_peer *peer)
 {
 	if (peer->state == AIFS_PEER_CLOSING) {
-		peer->srv->transport->shutdown(&peer->ep);
+		peer->ep.ops->shutdown(&peer->ep);
 		peer_set_state(peer, AIFS_PEER_LINGER);
 	} else if (peer->srv->stopping && !peer->inflight) {
 		aifs_peer_close(peer, NULL);
@@ -217,7 +232,7 @@ static void peer_flush(struct aifs_peer *peer)
 	char why[80];
 
 	while (!aifs_list_empty(&peer->outq)) {
-		n = peer->srv->transport->sendv(&peer->ep, iov,
+		n = peer->ep.ops->sendv(&peer->ep, iov,
 						peer_gather(peer, iov));
 		if (n == -EAGAIN)
 			break;
@@ -361,7 +376,7 @@ static void peer_dispatch(struct aifs_peer *peer,
 /* Bytes read (> 0), 0 when nothing is ready, -1 when the peer is gone. */
 static ssize_t peer_recv(struct aifs_peer *peer, void *buf, size_t len)
 {
-	ssize_t n = peer->srv->transport->recv(&peer->ep, buf, len);
+	ssize_t n = peer->ep.ops->recv(&peer->ep, buf, len);
 	char why[80];
 
 	if (n > 0) {
@@ -472,7 +487,7 @@ static void peer_drain(struct aifs_peer *peer)
 	int i;
 
 	for (i = 0; i < PEER_FRAMES_PER_EVENT; i++) {
-		n = peer->srv->transport->recv(&peer->ep, buf, sizeof(buf));
+		n = peer->ep.ops->recv(&peer->ep, buf, sizeof(buf));
 		if (n == -EAGAIN)
 			return;
 		if (n <= 0) {
@@ -508,10 +523,15 @@ static void peer_on_event(struct aifs_loop *loop, int fd, unsigned int events,
 	(void)loop;
 	(void)fd;
 	peer->refs++;
+	if (peer->ep.ops->ready)
+		events = peer->ep.ops->ready(&peer->ep) & peer->watched;
 	if (events & AIFS_EV_WRITE)
 		peer_flush(peer);
 	if ((events & AIFS_EV_READ) && peer->state != AIFS_PEER_CLOSED)
 		peer_on_input(peer);
+	/* What the transport took in may have made something ready. */
+	if (peer->ep.ops->ready)
+		peer_update(peer);
 	aifs_peer_put(peer);
 }
 
@@ -533,7 +553,7 @@ int aifs_peer_accept(struct aifs_server *srv, struct aifs_peer *peer)
 	if (err) {
 		aifs_warn("%s: cannot watch the connection: %s", peer->ep.name,
 			  strerror(-err));
-		srv->transport->close(&peer->ep);
+		peer->ep.ops->close(&peer->ep);
 		free(peer);
 		return err;
 	}

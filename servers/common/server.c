@@ -44,26 +44,29 @@ static void server_close_peers(struct aifs_server *srv)
 
 static void server_unlisten(struct aifs_server *srv)
 {
-	if (!srv->listening)
-		return;
-	aifs_loop_unwatch(srv->loop, srv->listener.fd);
-	srv->transport->close(&srv->listener);
-	srv->listening = false;
+	struct aifs_listener *l;
+
+	while (srv->nr_listeners) {
+		l = &srv->listeners[--srv->nr_listeners];
+		aifs_loop_unwatch(srv->loop, l->ep.fd);
+		l->ep.ops->close(&l->ep);
+	}
 }
 
 /* Accepting failed for want of descriptors or memory: retry later. */
-static void server_pause_accept(struct aifs_server *srv, int err)
+static void server_pause_accept(struct aifs_listener *l, int err)
 {
-	aifs_warn("accept: %s; not accepting for %d ms", strerror(-err),
-		  SERVER_ACCEPT_PAUSE_MS);
-	aifs_loop_modify(srv->loop, srv->listener.fd, 0);
-	srv->accept_paused_until = aifs_now_ms() + SERVER_ACCEPT_PAUSE_MS;
+	aifs_warn("accept (%s): %s; not accepting for %d ms", l->ep.ops->name,
+		  strerror(-err), SERVER_ACCEPT_PAUSE_MS);
+	aifs_loop_modify(l->srv->loop, l->ep.fd, 0);
+	l->paused_until = aifs_now_ms() + SERVER_ACCEPT_PAUSE_MS;
 }
 
 static void server_on_listener(struct aifs_loop *loop, int fd,
 			       unsigned int events, void *data)
 {
-	struct aifs_server *srv = data;
+	struct aifs_listener *l = data;
+	struct aifs_server *srv = l->srv;
 	struct aifs_peer *peer;
 	int i, err;
 
@@ -73,21 +76,21 @@ static void server_on_listener(struct aifs_loop *loop, int fd,
 	for (i = 0; i < SERVER_ACCEPT_BATCH; i++) {
 		peer = calloc(1, sizeof(*peer));
 		if (!peer) {
-			server_pause_accept(srv, -ENOMEM);
+			server_pause_accept(l, -ENOMEM);
 			return;
 		}
-		err = srv->transport->accept(&srv->listener, &peer->ep);
+		err = l->ep.ops->accept(&l->ep, &peer->ep);
 		if (err) {
 			free(peer);
 			if (err != -EAGAIN && err != -ECONNABORTED)
-				server_pause_accept(srv, err);
+				server_pause_accept(l, err);
 			return;
 		}
 		/* Accepted and closed at once: the peer sees a clean end. */
 		if (srv->nr_peers >= (unsigned int)srv->cfg->max_connections) {
 			aifs_warn("%s: refused: max_connections (%d) reached",
 				  peer->ep.name, srv->cfg->max_connections);
-			srv->transport->close(&peer->ep);
+			peer->ep.ops->close(&peer->ep);
 			free(peer);
 			continue;
 		}
@@ -156,6 +159,8 @@ static int64_t server_cron(struct aifs_loop *loop, void *data)
 	struct aifs_server *srv = data;
 	u64 now = aifs_now_ms();
 	struct aifs_list *pos, *tmp;
+	struct aifs_listener *l;
+	int i;
 
 	aifs_list_for_each_safe(pos, tmp, &srv->peers)
 		aifs_peer_check_time(container_of(pos, struct aifs_peer, link),
@@ -166,10 +171,12 @@ static int64_t server_cron(struct aifs_loop *loop, void *data)
 		server_close_peers(srv);
 		aifs_loop_stop(loop);
 	}
-	if (srv->accept_paused_until && now >= srv->accept_paused_until &&
-	    srv->listening) {
-		srv->accept_paused_until = 0;
-		aifs_loop_modify(loop, srv->listener.fd, AIFS_EV_READ);
+	for (i = 0; i < srv->nr_listeners; i++) {
+		l = &srv->listeners[i];
+		if (l->paused_until && now >= l->paused_until) {
+			l->paused_until = 0;
+			aifs_loop_modify(loop, l->ep.fd, AIFS_EV_READ);
+		}
 	}
 	return AIFS_CRON_MS;
 }
@@ -218,7 +225,6 @@ int aifs_server_create(const struct aifs_server_config *cfg, void *data,
 		return -ENOMEM;
 	srv->cfg = cfg;
 	srv->data = data;
-	srv->transport = &aifs_tcp_transport;
 	srv->sigfd = -1;
 	aifs_list_init(&srv->peers);
 	srv->handlers[AIFS_OP_PING] = (struct aifs_handler){ server_ping, 0 };
@@ -281,21 +287,67 @@ void aifs_server_on_reload(struct aifs_server *srv, aifs_reload_fn *fn)
 	srv->reload = fn;
 }
 
-static int server_listen(struct aifs_server *srv)
+static int server_listen_on(struct aifs_server *srv,
+			    const struct aifs_transport_ops *ops, int port)
+{
+	const char *addr = srv->cfg->listen_address;
+	struct aifs_listener *l = &srv->listeners[srv->nr_listeners];
+	int err;
+
+	*l = (struct aifs_listener){ .srv = srv, .ep.ops = ops };
+	err = ops->listen(&l->ep, addr, port);
+	if (err)
+		return err;
+	err = aifs_loop_watch(srv->loop, l->ep.fd, AIFS_EV_READ,
+			      server_on_listener, l);
+	if (err) {
+		ops->close(&l->ep);
+		return err;
+	}
+	srv->nr_listeners++;
+	return 0;
+}
+
+/* TCP; then RDMA on the port TCP took, as the rdma setting says. */
+static int server_listen_all(struct aifs_server *srv)
 {
 	const struct aifs_server_config *cfg = srv->cfg;
 	int err;
 
-	err = srv->transport->listen(&srv->listener, cfg->listen_address,
-				     cfg->listen_port);
+	err = server_listen_on(srv, &aifs_tcp_transport, cfg->listen_port);
 	if (err) {
 		aifs_err("cannot listen on %s port %d: %s", cfg->listen_address,
 			 cfg->listen_port, strerror(-err));
 		return err;
 	}
-	srv->listening = true;
-	return aifs_loop_watch(srv->loop, srv->listener.fd, AIFS_EV_READ,
-			       server_on_listener, srv);
+	if (cfg->rdma == AIFS_RDMA_OFF)
+		return 0;
+	err = server_listen_on(srv, &aifs_rdma_transport,
+			       srv->listeners[0].ep.port);
+	if (err && cfg->rdma == AIFS_RDMA_AUTO) {
+		aifs_info("no RDMA on %s port %d (%s): TCP only",
+			  cfg->listen_address, srv->listeners[0].ep.port,
+			  strerror(-err));
+		return 0;
+	}
+	if (err)
+		aifs_err("cannot listen for RDMA on %s port %d: %s",
+			 cfg->listen_address, srv->listeners[0].ep.port,
+			 strerror(-err));
+	return err;
+}
+
+/* One line once every listener is up: tests and admins wait for it. */
+static int server_listen(struct aifs_server *srv)
+{
+	int err = server_listen_all(srv);
+
+	if (err)
+		return err;
+	aifs_info("listening on %s (%s%s)", srv->listeners[0].ep.name,
+		  srv->listeners[0].ep.ops->name,
+		  srv->nr_listeners > 1 ? ", rdma" : "");
+	return 0;
 }
 
 /* The peer_threads pool, for a server with AIFS_HANDLER_PEER handlers. */
@@ -335,8 +387,6 @@ int aifs_server_run(struct aifs_server *srv)
 		aifs_err("cannot start serving: %s", strerror(-err));
 		return err;
 	}
-	aifs_info("listening on %s (%s)", srv->listener.name,
-		  srv->transport->name);
 	sd_notify(0, "READY=1");
 	err = aifs_loop_run(srv->loop);
 	if (err)

@@ -11,22 +11,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "aifs/libaifs.h"
 #include "aifs/transport.h"
 
 #define TCP_BACKLOG	512
-
-static void tcp_name(const struct sockaddr *sa, socklen_t len, char *name)
-{
-	char host[NI_MAXHOST], port[NI_MAXSERV];
-
-	if (getnameinfo(sa, len, host, sizeof(host), port, sizeof(port),
-			NI_NUMERICHOST | NI_NUMERICSERV)) {
-		snprintf(name, AIFS_ADDR_NAME_MAX, "?");
-		return;
-	}
-	snprintf(name, AIFS_ADDR_NAME_MAX, sa->sa_family == AF_INET6 ?
-		 "[%s]:%s" : "%s:%s", host, port);
-}
 
 static int tcp_bind(const struct addrinfo *ai)
 {
@@ -69,10 +57,12 @@ static int tcp_listen(struct aifs_endpoint *l, const char *addr, int port)
 	freeaddrinfo(list);
 	if (fd < 0)
 		return fd;
-	/* The name tells the port the kernel chose for port 0. */
+	/* The name and port tell the port the kernel chose for port 0. */
 	getsockname(fd, (struct sockaddr *)&ss, &len);
-	tcp_name((struct sockaddr *)&ss, len, l->name);
+	aifs_addr_name((struct sockaddr *)&ss, len, l->name, sizeof(l->name));
+	l->port = aifs_addr_port((struct sockaddr *)&ss);
 	l->fd = fd;
+	l->listening = true;
 	return 0;
 }
 
@@ -88,8 +78,9 @@ static int tcp_accept(struct aifs_endpoint *l, struct aifs_endpoint *ep)
 		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
 	/* Requests and replies are small and latency-bound: no Nagle. */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	tcp_name((struct sockaddr *)&ss, len, ep->name);
+	aifs_addr_name((struct sockaddr *)&ss, len, ep->name, sizeof(ep->name));
 	ep->fd = fd;
+	ep->ops = &aifs_tcp_transport;
 	return 0;
 }
 

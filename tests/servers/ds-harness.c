@@ -59,14 +59,15 @@ static void ds_write_membership(struct ds_proc *p, char *conf, size_t size)
 
 	if (ds_mds_port) {
 		snprintf(conf, size, "ds_id = 0\npeers = none\n"
-			 "mds = 127.0.0.1:%s\n", ds_mds_port);
+			 "mds = %s:%s\n", test_listen_address(), ds_mds_port);
 		return;
 	}
 	for (i = 0; i < ds_nr; i++)
 		if (&ds_procs[i] != p)
 			n += snprintf(peers + n, sizeof(peers) - n,
-				      "%s%d=127.0.0.1:%s", n ? "," : "",
-				      ds_procs[i].id, ds_procs[i].srv.port);
+				      "%s%d=%s:%s", n ? "," : "",
+				      ds_procs[i].id, test_listen_address(),
+				      ds_procs[i].srv.port);
 	snprintf(conf, size, "ds_id = %d\npeers = %s\n", p->id,
 		 n ? peers : "none");
 }
@@ -77,12 +78,12 @@ static void ds_write_conf(struct ds_proc *p, const char *extra_conf)
 
 	ds_write_membership(p, membership, sizeof(membership));
 	snprintf(conf, sizeof(conf),
-		 "listen_address = 127.0.0.1\nlisten_port = %s\n"
+		 "listen_address = %s\nlisten_port = %s\n"
 		 "secret_file = %s/secret\ndata_dir = %s/data\n"
 		 "fs_uuid = %s\n%s"
 		 "worker_threads = 4\nio_timeout = 5\n"
 		 "replica_timeout_ms = 3000\npeer_retry_ms = 200\n%s",
-		 p->srv.port, test_dir, p->srv.dir, ds_fs_uuid, membership,
+		 test_listen_address(), p->srv.port, test_dir, p->srv.dir, ds_fs_uuid, membership,
 		 extra_conf ? extra_conf : "");
 	test_server_write_config(&p->srv, conf);
 }
@@ -148,6 +149,7 @@ void ds_connect(struct ds_proc *p)
 	};
 
 	memcpy(secret.key, TEST_SECRET, secret.len);
+	test_transport(&opts);
 	if (p->conn)
 		aifs_close(p->conn);
 	p->conn = NULL;

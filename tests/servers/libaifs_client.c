@@ -145,6 +145,18 @@ static int quiet_listener(char *service)
 	return fd;
 }
 
+/* To a listener of the test's own, which speaks TCP whatever the run. */
+static int connect_tcp(const char *service, const struct aifs_secret *s,
+		       int timeout_ms, struct aifs_conn **conn)
+{
+	struct aifs_connect_opts opts = {
+		.host = "127.0.0.1", .port = service, .secret = s,
+		.role = AIFS_ROLE_ADMIN, .timeout_ms = timeout_ms,
+	};
+
+	return aifs_connect(&opts, conn);
+}
+
 static void test_impostor_server(const struct aifs_secret *s)
 {
 	struct aifs_conn *conn;
@@ -154,7 +166,7 @@ static void test_impostor_server(const struct aifs_secret *s)
 
 	fd = quiet_listener(service);
 	pthread_create(&thread, NULL, impostor, &fd);
-	err = test_connect("127.0.0.1", service, s, 5000, &conn);
+	err = connect_tcp(service, s, 5000, &conn);
 	CHECK(err == -EACCES, "server without the secret: %d", err);
 	pthread_join(thread, NULL);
 	close(fd);
@@ -168,11 +180,11 @@ static void test_silent_server(const struct aifs_secret *s)
 	int fd, err;
 
 	fd = quiet_listener(service);
-	err = test_connect("127.0.0.1", service, s, 300, &conn);
+	err = connect_tcp(service, s, 300, &conn);
 	CHECK(err == -ETIMEDOUT, "silent server: %d", err);
 	CHECK(time(NULL) - start < 3, "connect timeout not kept");
 	close(fd);
-	/* Nobody listens there any more. */
+	/* Nobody listens there any more (nor for RDMA, in an RDMA run). */
 	err = test_connect("127.0.0.1", service, s, 0, &conn);
 	CHECK(err == -ECONNREFUSED, "closed port: %d", err);
 }

@@ -29,10 +29,10 @@ int mds_harness_init(struct mds_harness *h, const char *conf)
 	h->srv.prog = "aifs-mds";
 	snprintf(h->srv.dir, sizeof(h->srv.dir), "%s", test_dir);
 	snprintf(text, sizeof(text),
-		 "listen_address = 127.0.0.1\nlisten_port = 0\n"
+		 "listen_address = %s\nlisten_port = 0\n"
 		 "secret_file = %s/secret\ndb_path = %s/db\n"
 		 "%sio_timeout = 5\n%s",
-		 test_dir, h->srv.dir, map, conf);
+		 test_listen_address(), test_dir, h->srv.dir, map, conf);
 	test_server_write_config(&h->srv, text);
 	test_load_secret(&h->secret, TEST_SECRET);
 	return mds_harness_run(h, "--format") ? -EIO : 0;
@@ -59,6 +59,7 @@ int mds_harness_connect_as(struct mds_harness *h, const u8 client_uuid[16],
 	};
 
 	memcpy(opts.client_uuid, client_uuid, sizeof(opts.client_uuid));
+	test_transport(&opts);
 	return aifs_connect(&opts, conn);
 }
 

@@ -264,6 +264,26 @@ void test_server_stop(void)
 	CHECK(status == 0, "server exit status %d (-1: did not stop)", status);
 }
 
+static const char *test_rdma_address(void)
+{
+	const char *rdma = getenv("AIFS_TEST_RDMA");
+
+	return rdma && *rdma ? rdma : NULL;
+}
+
+void test_transport(struct aifs_connect_opts *opts)
+{
+	if (test_rdma_address()) {
+		opts->host = test_rdma_address();
+		opts->transport = AIFS_TRANSPORT_RDMA;
+	}
+}
+
+const char *test_listen_address(void)
+{
+	return test_rdma_address() ? test_rdma_address() : "127.0.0.1";
+}
+
 int test_connect(const char *host, const char *port,
 		 const struct aifs_secret *s, int timeout_ms,
 		 struct aifs_conn **conn)
@@ -273,6 +293,7 @@ int test_connect(const char *host, const char *port,
 		.role = AIFS_ROLE_ADMIN, .timeout_ms = timeout_ms,
 	};
 
+	test_transport(&opts);
 	return aifs_connect(&opts, conn);
 }
 

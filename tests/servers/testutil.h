@@ -100,6 +100,16 @@ void test_server_start(const char *prog, const char *settings);
 void test_server_stop(void);
 
 /* Connect to @host:@port as an admin tool. */
+/*
+ * With AIFS_TEST_RDMA=ADDRESS in the environment, connect over RDMA to
+ * ADDRESS (a Soft-RoCE address the test servers also listen on) instead:
+ * the same tests, over the other transport.
+ */
+void test_transport(struct aifs_connect_opts *opts);
+
+/* Where a test's servers listen: 127.0.0.1, or the RDMA address. */
+const char *test_listen_address(void);
+
 int test_connect(const char *host, const char *port,
 		 const struct aifs_secret *s, int timeout_ms,
 		 struct aifs_conn **conn);

@@ -27,6 +27,27 @@ load_aifs()
 	insmod "$ko"
 }
 
+# Soft-RoCE on a dummy interface: RDMA within the guest to $AIFS_RDMA_ADDR.
+AIFS_RDMA_ADDR=10.99.0.1
+rdma_setup()
+{
+	[ -e /sys/class/infiniband/rxe0 ] && return
+	modprobe -a rdma_rxe rdma_ucm ib_uverbs ||
+		skip "no Soft-RoCE here (rdma_rxe)"
+	ip link add dummy0 type dummy
+	ip addr add "$AIFS_RDMA_ADDR/24" dev dummy0
+	ip link set dummy0 up
+	rdma link add rxe0 type rxe netdev dummy0
+	# The address's GID comes in a little later; before it, connecting
+	# to the address is refused.
+	for _ in $(seq 50); do
+		grep -qs "0000:0000:0000:0000:0000:ffff:0a63:0001" \
+			/sys/class/infiniband/rxe0/ports/1/gids/* && return
+		sleep 0.2
+	done
+	fail "rxe0 has no GID for $AIFS_RDMA_ADDR"
+}
+
 module_refcount()
 {
 	cat /sys/module/aifs/refcnt

@@ -21,61 +21,6 @@
 
 #include "internal.h"
 
-/* Connect a non-blocking socket to one address before @deadline. */
-static int conn_connect_addr(const struct addrinfo *ai, s64 deadline)
-{
-	int fd, err, one = 1;
-	socklen_t len = sizeof(err);
-
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-		    IPPROTO_TCP);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 &&
-	    errno != EINPROGRESS) {
-		err = -errno;
-		goto out_close;
-	}
-	err = aifs_fd_wait(fd, POLLOUT, deadline);
-	if (err)
-		goto out_close;
-	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-		err = errno;
-	if (err) {
-		err = -err;
-		goto out_close;
-	}
-	/* Requests are small and latency-bound: no Nagle delay. */
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	return fd;
-out_close:
-	close(fd);
-	return err;
-}
-
-/* Try every address of host:port in turn. */
-static int conn_connect(const char *host, const char *port, s64 deadline)
-{
-	const struct addrinfo hints = {
-		.ai_family = AF_UNSPEC,
-		.ai_socktype = SOCK_STREAM,
-	};
-	struct addrinfo *list, *ai;
-	int fd = -EHOSTUNREACH, ret;
-
-	/* Resolver failures have no errno: the host cannot be reached. */
-	ret = getaddrinfo(host, port, &hints, &list);
-	if (ret)
-		return ret == EAI_SYSTEM ? -errno : -EHOSTUNREACH;
-	for (ai = list; ai; ai = ai->ai_next) {
-		fd = conn_connect_addr(ai, deadline);
-		if (fd >= 0 || fd == -ETIMEDOUT)
-			break;
-	}
-	freeaddrinfo(list);
-	return fd;
-}
-
 /* Mark the stream unusable and fail every waiter; @conn->lock held. */
 static void conn_break_locked(struct aifs_conn *conn, int err)
 {
@@ -97,7 +42,7 @@ static void conn_break(struct aifs_conn *conn, int err)
 	conn_break_locked(conn, err);
 	pthread_mutex_unlock(&conn->lock);
 	/* Wake the reader too, and make the peer see the end. */
-	shutdown(conn->fd, SHUT_RDWR);
+	aifs_stream_break(&conn->stream);
 }
 
 /* Take the waiter of @request_id off the list; @conn->lock held. */
@@ -151,7 +96,7 @@ static void *conn_reader(void *arg)
 	int err;
 
 	do {
-		err = aifs_frame_recv(conn->fd, &hdr, &payload, -1);
+		err = aifs_frame_recv(&conn->stream, &hdr, &payload, -1);
 		if (!err) {
 			err = conn_deliver(conn, &hdr, payload);
 			if (err)
@@ -207,11 +152,10 @@ int aifs_connect(const struct aifs_connect_opts *opts, struct aifs_conn **connp)
 	err = conn_init_locks(conn);
 	if (err)
 		goto out_free;
-	conn->fd = conn_connect(opts->host, opts->port, deadline);
-	if (conn->fd < 0) {
-		err = conn->fd;
+	err = aifs_stream_connect(&conn->stream, opts->transport, opts->host,
+				  opts->port, deadline);
+	if (err)
 		goto out_locks;
-	}
 	err = aifs_handshake(conn, opts, deadline);
 	if (err)
 		goto out_close;
@@ -221,7 +165,7 @@ int aifs_connect(const struct aifs_connect_opts *opts, struct aifs_conn **connp)
 	*connp = conn;
 	return 0;
 out_close:
-	close(conn->fd);
+	aifs_stream_close(&conn->stream);
 out_locks:
 	conn_destroy_locks(conn);
 out_free:
@@ -239,7 +183,8 @@ static int conn_send(struct aifs_conn *conn, u16 opcode, u64 request_id,
 	aifs_frame_hdr_init(&hdr, opcode, 0, request_id, 0);
 	hdr.version = cpu_to_le16(conn->version);
 	pthread_mutex_lock(&conn->send_lock);
-	err = aifs_frame_send(conn->fd, &hdr, iov, iovcnt, deadline, &partial);
+	err = aifs_frame_send(&conn->stream, &hdr, iov, iovcnt, deadline,
+			      &partial);
 	pthread_mutex_unlock(&conn->send_lock);
 	/* Half a frame on the wire: nothing after it can be understood. */
 	if (err && partial)
@@ -340,7 +285,7 @@ void aifs_close(struct aifs_conn *conn)
 {
 	conn_break(conn, -ECONNABORTED);
 	pthread_join(conn->reader, NULL);
-	close(conn->fd);
+	aifs_stream_close(&conn->stream);
 	conn_destroy_locks(conn);
 	free(conn);
 }

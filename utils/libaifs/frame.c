@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Whole frames over a non-blocking socket, each bounded by a deadline.
+ * Whole frames over a stream (stream.c), each bounded by a deadline.
  */
 #include <limits.h>
 #include <poll.h>
@@ -59,27 +59,22 @@ static void iov_advance(struct iovec **iov, int *iovcnt, size_t n)
 	}
 }
 
-static int frame_send_all(int fd, struct iovec *iov, int iovcnt, s64 deadline,
-			  bool *partial)
+static int frame_send_all(struct aifs_stream *s, struct iovec *iov,
+			  int iovcnt, s64 deadline, bool *partial)
 {
-	struct msghdr msg = { 0 };
 	ssize_t n;
 	int err;
 
 	while (iovcnt) {
-		msg.msg_iov = iov;
-		msg.msg_iovlen = iovcnt;
-		n = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		n = aifs_stream_sendv(s, iov, iovcnt);
 		if (n > 0) {
 			*partial = true;
 			iov_advance(&iov, &iovcnt, n);
 			continue;
 		}
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN)
-			return -errno;
-		err = aifs_fd_wait(fd, POLLOUT, deadline);
+		if (n != -EAGAIN)
+			return n;
+		err = aifs_stream_wait(s, true, deadline);
 		if (err)
 			return err;
 	}
@@ -91,7 +86,7 @@ static int frame_send_all(int fd, struct iovec *iov, int iovcnt, s64 deadline,
  * payload CRC and its seal here.  *@partial tells whether any byte left,
  * i.e. whether a failure has torn the stream.
  */
-int aifs_frame_send(int fd, struct aifs_frame_hdr *hdr, const struct iovec *iov,
+int aifs_frame_send(struct aifs_stream *s, struct aifs_frame_hdr *hdr, const struct iovec *iov,
 		    int iovcnt, s64 deadline, bool *partial)
 {
 	struct iovec all[FRAME_MAX_IOV + 1];
@@ -117,17 +112,18 @@ int aifs_frame_send(int fd, struct aifs_frame_hdr *hdr, const struct iovec *iov,
 		hdr->payload_crc = cpu_to_le32(~crc);
 	}
 	aifs_frame_hdr_seal(hdr);
-	return frame_send_all(fd, all, iovcnt + 1, deadline, partial);
+	return frame_send_all(s, all, iovcnt + 1, deadline, partial);
 }
 
-static int frame_recv_all(int fd, void *buf, size_t len, s64 deadline)
+static int frame_recv_all(struct aifs_stream *s, void *buf, size_t len,
+			  s64 deadline)
 {
 	u8 *p = buf;
 	ssize_t n;
 	int err;
 
 	while (len) {
-		n = recv(fd, p, len, MSG_DONTWAIT);
+		n = aifs_stream_recv(s, p, len);
 		if (n > 0) {
 			p += n;
 			len -= n;
@@ -135,11 +131,9 @@ static int frame_recv_all(int fd, void *buf, size_t len, s64 deadline)
 		}
 		if (n == 0)
 			return -ECONNRESET;
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN)
-			return -errno;
-		err = aifs_fd_wait(fd, POLLIN, deadline);
+		if (n != -EAGAIN)
+			return n;
+		err = aifs_stream_wait(s, false, deadline);
 		if (err)
 			return err;
 	}
@@ -150,14 +144,14 @@ static int frame_recv_all(int fd, void *buf, size_t len, s64 deadline)
  * Receive one frame; the payload (NULL when empty) is the caller's to free.
  * Nothing is allocated before the header has been checked.
  */
-int aifs_frame_recv(int fd, struct aifs_frame_hdr *hdr, void **payload,
-		    s64 deadline)
+int aifs_frame_recv(struct aifs_stream *s, struct aifs_frame_hdr *hdr,
+		    void **payload, s64 deadline)
 {
 	u32 len;
 	void *buf = NULL;
 	int err;
 
-	err = frame_recv_all(fd, hdr, sizeof(*hdr), deadline);
+	err = frame_recv_all(s, hdr, sizeof(*hdr), deadline);
 	if (err)
 		return err;
 	err = aifs_frame_hdr_check(hdr, AIFS_MAX_PAYLOAD);
@@ -168,7 +162,7 @@ int aifs_frame_recv(int fd, struct aifs_frame_hdr *hdr, void **payload,
 		buf = malloc(len);
 		if (!buf)
 			return -ENOMEM;
-		err = frame_recv_all(fd, buf, len, deadline);
+		err = frame_recv_all(s, buf, len, deadline);
 		if (!err)
 			err = aifs_frame_payload_check(hdr, buf);
 		if (err) {

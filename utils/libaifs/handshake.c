@@ -24,10 +24,10 @@ static int handshake_step(struct aifs_conn *conn, u16 opcode, const void *req,
 
 	aifs_frame_hdr_init(&hdr, opcode, 0, request_id, 0);
 	hdr.version = cpu_to_le16(conn->version);
-	err = aifs_frame_send(conn->fd, &hdr, &iov, 1, deadline, &partial);
+	err = aifs_frame_send(&conn->stream, &hdr, &iov, 1, deadline, &partial);
 	if (err)
 		return err;
-	err = aifs_frame_recv(conn->fd, &hdr, &payload, deadline);
+	err = aifs_frame_recv(&conn->stream, &hdr, &payload, deadline);
 	if (err)
 		return err;
 	if (!(le32_to_cpu(hdr.flags) & AIFS_FLAG_REPLY))

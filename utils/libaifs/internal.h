@@ -8,6 +8,7 @@
 #include <pthread.h>
 
 #include "aifs/libaifs.h"
+#include "aifs/rdma.h"
 
 /* A caller of aifs_call() waiting for its reply; lives on its stack. */
 struct aifs_pending {
@@ -19,12 +20,32 @@ struct aifs_pending {
 	pthread_cond_t cond;
 };
 
+/**
+ * struct aifs_stream - the bytes under a connection (stream.c)
+ * @fd:      the TCP socket (-1 over RDMA)
+ * @rdma:    the RDMA connection (NULL over TCP); and for it:
+ * @thread:  takes its completions in
+ * @stop_fd: eventfd that ends @thread
+ * @lock:    protects @seq
+ * @cond:    signalled when @seq moves
+ * @seq:     counts the rounds of @thread
+ */
+struct aifs_stream {
+	int fd;
+	struct aifs_rdma *rdma;
+	pthread_t thread;
+	int stop_fd;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	u64 seq;
+};
+
 /*
  * One connection.  Frames go out whole under @send_lock; one reader thread
- * takes every reply off the socket and hands it to its waiter.
+ * takes every reply off the stream and hands it to its waiter.
  */
 struct aifs_conn {
-	int fd;
+	struct aifs_stream stream;
 	u16 version;
 	u64 session_id;
 	int call_timeout_ms;		/* of the per-message API */
@@ -40,13 +61,26 @@ struct aifs_conn {
 /* The time left until @deadline (-1: none), for poll(). */
 int aifs_ms_left(s64 deadline);
 
+/* stream.c: as their socket calls, over either transport */
+int aifs_stream_connect(struct aifs_stream *s, enum aifs_transport transport,
+			const char *host, const char *port, s64 deadline);
+ssize_t aifs_stream_sendv(struct aifs_stream *s, const struct iovec *iov,
+			  int iovcnt);
+ssize_t aifs_stream_recv(struct aifs_stream *s, void *buf, size_t len);
+/* Until @s can be written (@write) or read; -ETIMEDOUT past @deadline. */
+int aifs_stream_wait(struct aifs_stream *s, bool write, s64 deadline);
+/* Fail every call in progress and to come; the peer sees the end. */
+void aifs_stream_break(struct aifs_stream *s);
+void aifs_stream_close(struct aifs_stream *s);
+
 /* frame.c */
 /* Wait until @fd is ready for @events (poll); -ETIMEDOUT past @deadline. */
 int aifs_fd_wait(int fd, short events, s64 deadline);
-int aifs_frame_send(int fd, struct aifs_frame_hdr *hdr, const struct iovec *iov,
-		    int iovcnt, s64 deadline, bool *partial);
-int aifs_frame_recv(int fd, struct aifs_frame_hdr *hdr, void **payload,
-		    s64 deadline);
+int aifs_frame_send(struct aifs_stream *s, struct aifs_frame_hdr *hdr,
+		    const struct iovec *iov, int iovcnt, s64 deadline,
+		    bool *partial);
+int aifs_frame_recv(struct aifs_stream *s, struct aifs_frame_hdr *hdr,
+		    void **payload, s64 deadline);
 
 /* handshake.c */
 int aifs_handshake(struct aifs_conn *conn, const struct aifs_connect_opts *opts,

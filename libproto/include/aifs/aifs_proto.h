@@ -91,6 +91,62 @@ struct aifs_frame_hdr {
 #define AIFS_FRAME_HDR_SIZE	48
 
 /*
+ * RDMA (transport=rdma): the same stream of frames, carried in SEND
+ * messages over a reliable-connected queue pair set up by rdma_cm.
+ *
+ * Each side advertises in its rdma_cm private data (struct
+ * aifs_rdma_cm_data: the requester's connect, the server's accept) how
+ * many data messages it can take at once (@credits) and how large they may
+ * be (@msg_size, the struct aifs_rdma_msg in front included), and posts
+ * that many receives plus AIFS_RDMA_RESERVE for messages without data.
+ * A message with data (@len > 0) spends one of the peer's credits; the
+ * receiver gives it back in the @credits of a later message once the
+ * application has read the data. A message with no data spends none: it
+ * returns credits when the receiver has no data of its own to send them
+ * with (sent once half its credits are owed), or ends the sender's
+ * stream (AIFS_RDMA_FIN: the peer reads end of stream after what came
+ * before, as after a TCP FIN). A receiver that runs short of posted
+ * receives is covered by an infinite RNR retry count.
+ */
+#define AIFS_RDMA_VERSION	1
+#define AIFS_RDMA_RESERVE	4
+#define AIFS_RDMA_MIN_MSG	4096
+#define AIFS_RDMA_MAX_MSG	(1U << 20)
+#define AIFS_RDMA_MAX_CREDITS	256
+/* What credits × msg_size a peer may ask its partner to set aside. */
+#define AIFS_RDMA_MAX_WINDOW	(8U << 20)
+
+/**
+ * struct aifs_rdma_cm_data - rdma_cm private data of connect and accept
+ * @magic:    AIFS_MAGIC
+ * @version:  AIFS_RDMA_VERSION
+ * @credits:  data messages the sender can receive at once, 1..256
+ * @msg_size: largest message the sender receives, header included
+ * @reserved: zero
+ */
+struct aifs_rdma_cm_data {
+	__le32 magic;
+	__le16 version;
+	__le16 credits;
+	__le32 msg_size;
+	__le32 reserved;
+};
+
+#define AIFS_RDMA_FIN		(1U << 0)	/* the sender's stream ends */
+
+/**
+ * struct aifs_rdma_msg - in front of the bytes of each SEND
+ * @len:     bytes of the frame stream that follow (the rest of the SEND)
+ * @credits: receives the sender posted again since it last said so
+ * @flags:   AIFS_RDMA_FIN; other bits zero
+ */
+struct aifs_rdma_msg {
+	__le32 len;
+	__le16 credits;
+	__le16 flags;
+};
+
+/*
  * Connection set-up (every connection, before anything else):
  *
  *   requester                              server

@@ -41,6 +41,13 @@ int aifs_loop_modify(struct aifs_loop *loop, int fd, unsigned int events);
 /* Stop watching @fd; call it before closing @fd. */
 void aifs_loop_unwatch(struct aifs_loop *loop, int fd);
 
+/*
+ * Events that are ready on @fd though epoll cannot see them (a transport
+ * holding received bytes): @fd's callback gets them on every turn of the
+ * loop, as far as they are watched, until they are set to 0.
+ */
+void aifs_loop_set_ready(struct aifs_loop *loop, int fd, unsigned int events);
+
 /* Run @fn in @ms milliseconds (of aifs_now_ms(), libaifs's clock). */
 int aifs_loop_timer(struct aifs_loop *loop, int64_t ms, aifs_timer_fn *fn,
 		    void *data);

@@ -29,6 +29,7 @@
 struct aifs_server_config {
 	char listen_address[NI_MAXHOST];
 	int listen_port;
+	int rdma;			/* enum aifs_rdma_mode */
 	char secret_file[PATH_MAX];
 	int max_connections;
 	int max_inflight;
@@ -41,6 +42,19 @@ struct aifs_server_config {
 };
 
 /*
+ * Whether a server also takes RDMA connections (rdma_cm, on the port TCP
+ * listens on): never, when the machine has RDMA (and it works), always
+ * (no RDMA is then an error).
+ */
+enum aifs_rdma_mode {
+	AIFS_RDMA_OFF,
+	AIFS_RDMA_ON,
+	AIFS_RDMA_AUTO,
+};
+
+extern const char *const aifs_rdma_mode_names[];
+
+/*
  * The common rows of a server's setting table, for a config struct @type
  * whose member @m is its struct aifs_server_config; @port is the default
  * port, as a string.
@@ -48,6 +62,7 @@ struct aifs_server_config {
 #define AIFS_SERVER_SETTINGS(T, m, port)				\
 	AIFS_SETTING_STRING("listen_address", T, m.listen_address, "::"), \
 	AIFS_SETTING_INT("listen_port", T, m.listen_port, port, 0, 65535), \
+	AIFS_SETTING_ENUM("rdma", T, m.rdma, "auto", aifs_rdma_mode_names), \
 	AIFS_SETTING_STRING("secret_file", T, m.secret_file,	\
 			    "/etc/aifs/secret"),			\
 	AIFS_SETTING_INT("max_connections", T, m.max_connections,	\

@@ -6,12 +6,16 @@
  * plugs in beside TCP as a second table (as 9p's struct p9_trans_module).
  *
  * Every descriptor a transport hands out is non-blocking and is watched by
- * the server's event loop: readable means recv() may make progress,
- * writable means sendv() may.  For RDMA that is the completion channel.
+ * the server's event loop.  For TCP it is the socket: readable means recv()
+ * may make progress, writable means sendv() may.  For RDMA it is the
+ * completion channel, which only turns readable: the user keeps it watched
+ * for reading whatever it wants, and asks ready() what the endpoint can
+ * do (which the loop cannot see: aifs_loop_set_ready()).
  */
 #ifndef AIFS_TRANSPORT_H
 #define AIFS_TRANSPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -19,14 +23,24 @@
 /* Room for "[address]:port" of any transport. */
 #define AIFS_ADDR_NAME_MAX	80
 
+struct aifs_transport_ops;
+
 /**
  * struct aifs_endpoint - one side of a transport: a listener or a connection
- * @fd:   the descriptor the event loop watches
- * @name: the peer's (connection) or own (listener) address, for logs
+ * @fd:        the descriptor the event loop watches
+ * @name:      the peer's (connection) or own (listener) address, for logs
+ * @port:      a listener's port (the one taken, for port 0)
+ * @ops:       the transport that made it
+ * @priv:      the transport's own state
+ * @listening: a listener (for close)
  */
 struct aifs_endpoint {
 	int fd;
 	char name[AIFS_ADDR_NAME_MAX];
+	int port;
+	const struct aifs_transport_ops *ops;
+	void *priv;
+	bool listening;
 };
 
 /**
@@ -44,6 +58,10 @@ struct aifs_endpoint {
  * @shutdown: stop sending: the peer sees the end of the stream after what
  *            was sent, while we can still read (and drain) its data
  * @close:    release @ep (connection or listener) and its descriptor
+ * @ready:    NULL when the descriptor's readiness tells all (TCP); else
+ *            take in what the descriptor signalled and return what @ep
+ *            can do now: AIFS_EV_READ (recv has bytes, the end or an
+ *            error), AIFS_EV_WRITE (sendv can take bytes or fails)
  */
 struct aifs_transport_ops {
 	const char *name;
@@ -54,8 +72,10 @@ struct aifs_transport_ops {
 			 int iovcnt);
 	void (*shutdown)(struct aifs_endpoint *ep);
 	void (*close)(struct aifs_endpoint *ep);
+	unsigned int (*ready)(struct aifs_endpoint *ep);
 };
 
 extern const struct aifs_transport_ops aifs_tcp_transport;
+extern const struct aifs_transport_ops aifs_rdma_transport;
 
 #endif /* AIFS_TRANSPORT_H */

@@ -24,6 +24,15 @@
 /* Milliseconds on the monotonic clock (frame.c). */
 u64 aifs_now_ms(void);
 
+struct sockaddr;
+
+/* "[address]:port" or "address:port" of @sa, numeric, in @size bytes (addr.c). */
+void aifs_addr_name(const struct sockaddr *sa, unsigned int len, char *name,
+		    size_t size);
+
+/* The port of an IPv4 or IPv6 @sa, host order. */
+int aifs_addr_port(const struct sockaddr *sa);
+
 /* ---- shared secret (secret.c) ---- */
 
 #define AIFS_SECRET_PATH	"/etc/aifs/secret"
@@ -85,7 +94,13 @@ bool aifs_auth_proof_ok(const struct aifs_secret *secret,
  *              AIFS_CONNECT_TIMEOUT_MS
  * @call_timeout_ms: bound on each call of the per-message API (ops.c);
  *              0 means AIFS_CALL_TIMEOUT_MS, negative waits forever
+ * @transport:  enum aifs_transport (0: TCP)
  */
+enum aifs_transport {
+	AIFS_TRANSPORT_TCP,
+	AIFS_TRANSPORT_RDMA,
+};
+
 struct aifs_connect_opts {
 	const char *host;
 	const char *port;
@@ -94,6 +109,7 @@ struct aifs_connect_opts {
 	u8 client_uuid[16];
 	int timeout_ms;
 	int call_timeout_ms;
+	enum aifs_transport transport;
 };
 
 struct aifs_conn;
@@ -113,7 +129,7 @@ struct aifs_reply {
 };
 
 /*
- * Connect over TCP and authenticate.  -EACCES: the server refused our
+ * Connect over TCP or RDMA and authenticate.  -EACCES: the server refused our
  * secret, or it could not prove that it holds it; -EPROTONOSUPPORT: no
  * protocol version in common; -ETIMEDOUT: past @opts->timeout_ms.
  */

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Socket addresses as the logs and the tools show them.
+ */
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <sys/socket.h>
+
+#include "aifs/libaifs.h"
+
+void aifs_addr_name(const struct sockaddr *sa, unsigned int len, char *name,
+		    size_t size)
+{
+	char host[NI_MAXHOST], port[NI_MAXSERV];
+
+	if (getnameinfo(sa, len, host, sizeof(host), port, sizeof(port),
+			NI_NUMERICHOST | NI_NUMERICSERV)) {
+		snprintf(name, size, "?");
+		return;
+	}
+	snprintf(name, size, sa->sa_family == AF_INET6 ? "[%s]:%s" : "%s:%s",
+		 host, port);
+}
+
+int aifs_addr_port(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
+	return ntohs(((const struct sockaddr_in *)sa)->sin_port);
+}
