@@ -373,6 +373,23 @@ static int aifs_conn_receiver(void *data)
 }
 
 /**
+ * aifs_transport_get - the operations of a transport
+ * @transport: AIFS_TRANSPORT_TCP or AIFS_TRANSPORT_RDMA
+ *
+ * Return: the ops, or NULL for RDMA in a build without it.
+ */
+const struct aifs_transport_ops *aifs_transport_get(enum aifs_transport transport)
+{
+	if (transport != AIFS_TRANSPORT_RDMA)
+		return &aifs_tcp_transport;
+#if IS_ENABLED(CONFIG_INFINIBAND_ADDR_TRANS)
+	return &aifs_rdma_transport;
+#else
+	return NULL;
+#endif
+}
+
+/**
  * aifs_conn_open - connect to a server and start receiving
  * @net: network namespace of the mount
  * @addr: the server

@@ -330,8 +330,14 @@ static struct aifs_conn *aifs_data_connect(struct aifs_fs_info *fsi,
 	err = crypto_shash_setkey(hmac, secret, strlen(secret));
 	if (err)
 		goto out_hmac;
-	conn = aifs_conn_open(fsi->data.net, &ds->addr, &aifs_tcp_transport,
-			      timeout);
+	conn = aifs_conn_open(fsi->data.net, &ds->addr,
+			      aifs_transport_get(fsi->transport), timeout);
+	/* transport=auto: a data server without RDMA still serves over TCP */
+	if (IS_ERR(conn) && PTR_ERR(conn) != -EINTR &&
+	    fsi->opts.transport == AIFS_TRANSPORT_AUTO &&
+	    fsi->transport == AIFS_TRANSPORT_RDMA)
+		conn = aifs_conn_open(fsi->data.net, &ds->addr,
+				      &aifs_tcp_transport, timeout);
 	if (IS_ERR(conn)) {
 		err = PTR_ERR(conn);
 		goto out_hmac;

@@ -209,6 +209,7 @@ struct aifs_conn {
 	u64 map_epoch;
 };
 
+const struct aifs_transport_ops *aifs_transport_get(enum aifs_transport transport);
 struct aifs_conn *aifs_conn_open(struct net *net,
 				 const struct sockaddr_storage *addr,
 				 const struct aifs_transport_ops *ops,

@@ -384,7 +384,7 @@ static void aifs_apply_port(struct aifs_mount_options *opts, unsigned int port)
  * @fc: mount context whose options have all been parsed
  *
  * Return: 0, -EINVAL without a source or a secret, -EPROTONOSUPPORT for
- * transport=rdma.
+ * transport=rdma in a build without RDMA.
  */
 int aifs_finish_options(struct fs_context *fc)
 {
@@ -401,7 +401,8 @@ int aifs_finish_options(struct fs_context *fc)
 	if (!ctx->opts.secret)
 		return invalfc(fc, "no secret given (mount.aifs reads /etc/aifs/secret)");
 
-	if (ctx->opts.transport == AIFS_TRANSPORT_RDMA) {
+	if (ctx->opts.transport == AIFS_TRANSPORT_RDMA &&
+	    !aifs_transport_get(AIFS_TRANSPORT_RDMA)) {
 		errorfc(fc, "transport=rdma is not available in this build");
 		return -EPROTONOSUPPORT;
 	}

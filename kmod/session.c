@@ -83,22 +83,24 @@ static void aifs_keepalive(struct work_struct *work)
  * @fc, the mount's first connection: every failure is told. A reconnect
  * checks that the server still serves the mount's file system.
  */
-static struct aifs_conn *aifs_session_try(struct aifs_session *s,
+static struct aifs_conn *aifs_session_try(struct aifs_fs_info *fsi,
 					  struct fs_context *fc, struct net *net,
 					  const struct sockaddr_storage *addr,
 					  struct crypto_shash *hmac,
 					  unsigned long timeout,
 					  struct aifs_handshake *hs)
 {
+	const struct aifs_transport_ops *ops = aifs_transport_get(fsi->transport);
+	struct aifs_session *s = &fsi->session;
 	struct p_log quiet = { .prefix = "aifs" };
 	struct aifs_conn *conn;
 	int err;
 
-	conn = aifs_conn_open(net, addr, &aifs_tcp_transport, timeout);
+	conn = aifs_conn_open(net, addr, ops, timeout);
 	if (IS_ERR(conn)) {
 		if (fc && PTR_ERR(conn) != -EINTR)
-			warn_plog(&fc->log, "cannot connect to server %pISpc: %pe",
-				  addr, conn);
+			warn_plog(&fc->log, "cannot connect to server %pISpc over %s: %pe",
+				  addr, ops->name, conn);
 		return conn;
 	}
 
@@ -142,8 +144,8 @@ static struct aifs_conn *aifs_session_dial(struct aifs_fs_info *fsi,
 	}
 
 	for (i = 0; i < opts->nr_servers; i++) {
-		conn = aifs_session_try(&fsi->session, fc, net,
-					&opts->servers[i], hmac, timeout, hs);
+		conn = aifs_session_try(fsi, fc, net, &opts->servers[i], hmac,
+					timeout, hs);
 		err = PTR_ERR_OR_ZERO(conn);
 		if (!err || err == -EACCES || err == -ENOMEM)
 			goto out;
@@ -419,6 +421,14 @@ int aifs_session_open(struct aifs_fs_info *fsi, struct fs_context *fc)
 
 	conn = aifs_session_dial(fsi, fc, fc->net_ns,
 				 aifs_timeo_jiffies(&fsi->opts), &hs);
+	if (IS_ERR(conn) && fsi->opts.transport == AIFS_TRANSPORT_AUTO &&
+	    fsi->transport == AIFS_TRANSPORT_RDMA &&
+	    PTR_ERR(conn) != -EACCES && PTR_ERR(conn) != -EINTR) {
+		infofc(fc, "transport=auto: no RDMA to the servers, using tcp");
+		fsi->transport = AIFS_TRANSPORT_TCP;
+		conn = aifs_session_dial(fsi, fc, fc->net_ns,
+					 aifs_timeo_jiffies(&fsi->opts), &hs);
+	}
 	if (IS_ERR(conn))
 		return PTR_ERR(conn);
 

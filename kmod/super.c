@@ -210,8 +210,11 @@ static int aifs_get_tree(struct fs_context *fc)
 	/* fsi owns the strings now */
 	ctx->opts.path = NULL;
 	ctx->opts.secret = NULL;
-	/* no RDMA transport in this build: transport=auto means tcp */
-	fsi->transport = AIFS_TRANSPORT_TCP;
+	/* auto tries RDMA first (aifs_session_open() falls back to TCP) */
+	fsi->transport = fsi->opts.transport;
+	if (fsi->transport == AIFS_TRANSPORT_AUTO)
+		fsi->transport = aifs_transport_get(AIFS_TRANSPORT_RDMA) ?
+				 AIFS_TRANSPORT_RDMA : AIFS_TRANSPORT_TCP;
 	fsi->id = -1;
 	mutex_init(&fsi->tune_lock);
 	aifs_mds_init(fsi);

@@ -5,9 +5,9 @@
  *
  * A transport offers a reliable, ordered byte stream to one server, in the
  * manner of net/9p's struct p9_trans_module: TCP (net_tcp.c) maps it onto
- * a kernel socket; RDMA will map it onto SEND/RECV of control messages
- * (copying out of its receive buffers) behind the same operations, and add
- * operations for bulk data moved by the server. recv() and send() take an
+ * a kernel socket; RDMA (net_rdma.c) maps it onto SEND/RECV messages
+ * (copying out of its receive buffers) behind the same operations; bulk
+ * data moved by the server will add operations of its own. recv() and send() take an
  * iov_iter so that the data of a read goes from the socket straight into
  * the page cache, and that of a write straight from it.
  */
@@ -71,5 +71,8 @@ struct aifs_xprt {
 };
 
 extern const struct aifs_transport_ops aifs_tcp_transport;
+#if IS_ENABLED(CONFIG_INFINIBAND_ADDR_TRANS)
+extern const struct aifs_transport_ops aifs_rdma_transport;
+#endif
 
 #endif /* _AIFS_TRANSPORT_H */

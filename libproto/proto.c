@@ -158,6 +158,89 @@ int aifs_hello_negotiate(const struct aifs_hello_req *req)
 	return lo <= hi ? hi : -EPROTONOSUPPORT;
 }
 
+void aifs_rdma_cm_data_init(struct aifs_rdma_cm_data *d, u32 credits,
+			    u32 msg_size)
+{
+	memset(d, 0, sizeof(*d));
+	d->magic = cpu_to_le32(AIFS_MAGIC);
+	d->version = cpu_to_le16(AIFS_RDMA_VERSION);
+	d->credits = cpu_to_le16(credits);
+	d->msg_size = cpu_to_le32(msg_size);
+}
+
+int aifs_rdma_cm_data_check(const void *data, u32 len, u32 *credits,
+			    u32 *msg_size)
+{
+	struct aifs_rdma_cm_data d;
+	u32 c, m;
+
+	if (!data || len < sizeof(d))
+		return -EPROTO;
+	memcpy(&d, data, sizeof(d));
+	c = le16_to_cpu(d.credits);
+	m = le32_to_cpu(d.msg_size);
+	if (le32_to_cpu(d.magic) != AIFS_MAGIC ||
+	    le16_to_cpu(d.version) != AIFS_RDMA_VERSION ||
+	    !c || c > AIFS_RDMA_MAX_CREDITS ||
+	    m < AIFS_RDMA_MIN_MSG || m > AIFS_RDMA_MAX_MSG ||
+	    (u64)c * m > AIFS_RDMA_MAX_WINDOW)
+		return -EPROTO;
+	*credits = c;
+	*msg_size = m;
+	return 0;
+}
+
+void aifs_rdma_flow_init(struct aifs_rdma_flow *f, u32 my_credits,
+			 u32 peer_credits)
+{
+	memset(f, 0, sizeof(*f));
+	f->my_credits = my_credits;
+	f->peer_credits = peer_credits;
+	f->send_credits = peer_credits;
+}
+
+int aifs_rdma_flow_received(struct aifs_rdma_flow *f,
+			    const struct aifs_rdma_msg *m, u32 byte_len)
+{
+	u32 len = le32_to_cpu(m->len);
+	u32 credits = le16_to_cpu(m->credits);
+	u32 flags = le16_to_cpu(m->flags);
+
+	if (byte_len < sizeof(*m) || len != byte_len - sizeof(*m) ||
+	    (flags & ~AIFS_RDMA_FIN) || (f->fin_received && (len || flags)) ||
+	    credits > f->peer_credits - f->send_credits ||
+	    (len && f->held + f->owed >= f->my_credits))
+		return -EPROTO;
+	f->send_credits += credits;
+	if (flags & AIFS_RDMA_FIN)
+		f->fin_received = true;
+	if (len)
+		f->held++;
+	return 0;
+}
+
+void aifs_rdma_flow_read(struct aifs_rdma_flow *f)
+{
+	f->held--;
+	f->owed++;
+}
+
+void aifs_rdma_flow_send(struct aifs_rdma_flow *f, struct aifs_rdma_msg *m,
+			 u32 len, u16 flags)
+{
+	m->len = cpu_to_le32(len);
+	m->credits = cpu_to_le16(f->owed);
+	m->flags = cpu_to_le16(flags);
+	f->owed = 0;
+	if (len)
+		f->send_credits--;
+}
+
+bool aifs_rdma_flow_due(const struct aifs_rdma_flow *f)
+{
+	return f->owed && f->owed >= (f->my_credits + 1) / 2;
+}
+
 int aifs_auth_transcript(u8 *out, size_t outlen, const char *label,
 			 const u8 *nonce_a, const u8 *nonce_b, u16 version)
 {

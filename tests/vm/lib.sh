@@ -27,6 +27,11 @@ load_aifs()
 	insmod "$ko"
 }
 
+# Where the test servers listen and mounts connect: loopback, or the
+# Soft-RoCE address after use_rdma.
+AIFS_ADDR=127.0.0.1
+AIFS_MOUNT_TRANSPORT=
+
 # Soft-RoCE on a dummy interface: RDMA within the guest to $AIFS_RDMA_ADDR.
 AIFS_RDMA_ADDR=10.99.0.1
 rdma_setup()
@@ -46,6 +51,15 @@ rdma_setup()
 		sleep 0.2
 	done
 	fail "rxe0 has no GID for $AIFS_RDMA_ADDR"
+}
+
+# use_rdma: the servers of this test listen on the Soft-RoCE address (for
+# RDMA and TCP), and mount_cluster mounts with transport=rdma.
+use_rdma()
+{
+	rdma_setup
+	AIFS_ADDR=$AIFS_RDMA_ADDR
+	AIFS_MOUNT_TRANSPORT=transport=rdma
 }
 
 module_refcount()
@@ -121,7 +135,7 @@ server_dir()
 	dir=$(mktemp -d /tmp/aifs-server.XXXXXX)
 	(umask 077 && printf '%s\n' "$AIFS_SECRET" >"$dir/secret")
 	{
-		echo "listen_address = 127.0.0.1"
+		echo "listen_address = $AIFS_ADDR"
 		echo "listen_port = $port"
 		echo "secret_file = $dir/secret"
 		for kv; do echo "${kv%%=*} = ${kv#*=}"; done
@@ -192,14 +206,15 @@ start_cluster()
 	DS_DIRS=() DS_PIDS=()
 	for i in 1 2 3; do
 		DS_DIRS[i]=$(server_dir $((port + i)) data_dir="" \
-			fs_uuid="$AIFS_FS_UUID" mds=127.0.0.1:$port "${@:2}")
+			fs_uuid="$AIFS_FS_UUID" mds=$AIFS_ADDR:$port "${@:2}")
 		sed -i "s|^data_dir = .*|data_dir = ${DS_DIRS[i]}/data|" \
 			"${DS_DIRS[i]}/server.conf"
 		run_server aifs-ds "${DS_DIRS[i]}"
 		DS_PIDS[i]=$SERVER_PID
 	done
 	for i in $(seq 150); do
-		up=$(aifs-put -s "$MDS_DIR/secret" -m 127.0.0.1:$port -M) || up=0
+		up=$(aifs-put -s "$MDS_DIR/secret" -m "$AIFS_ADDR:$port" -M) ||
+			up=0
 		[ "$up" = 3 ] && return 0
 		sleep 0.1
 	done
@@ -213,12 +228,12 @@ mount_cluster()
 {
 	local dir=$1 opts=secret=$AIFS_SECRET o
 	shift
-	for o; do opts=$opts,$o; done
+	for o in $AIFS_MOUNT_TRANSPORT "$@"; do opts=$opts,$o; done
 	load_aifs
 	umount_at_exit "$dir"
 	mkdir -p "$dir"
 	start_cluster 7400
-	mount -t aifs -o "$opts" 127.0.0.1:/ "$dir"
+	mount -t aifs -o "$opts" "$AIFS_ADDR:/" "$dir"
 }
 
 # ds_in_use: the index (1..3) of each data server of start_cluster that
@@ -235,7 +250,7 @@ ds_in_use()
 # put_file SRC DESTPATH [replicas]: SRC into the cluster of start_cluster.
 put_file()
 {
-	aifs-put -s "$MDS_DIR/secret" -m "127.0.0.1:$(sed -n \
+	aifs-put -s "$MDS_DIR/secret" -m "$AIFS_ADDR:$(sed -n \
 		's/^listen_port = //p' "$MDS_DIR/server.conf")" \
 		-u "$AIFS_FS_UUID" ${3:+-r $3} "$1" "$2" >/dev/null ||
 		fail "aifs-put $1 $2"

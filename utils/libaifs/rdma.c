@@ -42,6 +42,7 @@ struct aifs_rdma {
 	struct ibv_cq *cq;
 	bool has_qp;
 	u32 peer_credits, peer_msg;	/* what the peer advertised */
+	struct aifs_rdma_flow flow;
 
 	u8 *rbuf;
 	struct ibv_mr *rmr;
@@ -49,16 +50,14 @@ struct aifs_rdma {
 	u32 *rlen;			/* data bytes in each receive slot */
 	u32 *ready;			/* ring of slots with data, in order */
 	u32 ready_head, ready_count, ready_off;
-	u32 owed;			/* credits to give back */
 
 	u8 *sbuf;
 	struct ibv_mr *smr;
 	u32 nr_send;
 	u32 *sfree;			/* stack of free send slots */
 	u32 nr_sfree;
-	u32 send_credits;
 
-	bool fin_wanted, fin_sent, fin_received;
+	bool fin_wanted, fin_sent;
 	bool gone;			/* flushed: the connection ended */
 	int err;			/* -errno once it failed */
 };
@@ -75,36 +74,11 @@ static void rdma_name(struct sockaddr *sa, char *name)
 		       name, AIFS_RDMA_NAME_MAX);
 }
 
-static void rdma_cm_data_init(struct aifs_rdma_cm_data *d)
-{
-	*d = (struct aifs_rdma_cm_data){
-		.magic = cpu_to_le32(AIFS_MAGIC),
-		.version = cpu_to_le16(AIFS_RDMA_VERSION),
-		.credits = cpu_to_le16(RDMA_CREDITS),
-		.msg_size = cpu_to_le32(RDMA_MSG_SIZE),
-	};
-}
-
 /* The peer's private data: what it can receive, within our bounds. */
 static int rdma_take_peer(struct aifs_rdma *r, const void *data, u8 len)
 {
-	struct aifs_rdma_cm_data d;
-	u32 credits, msg;
-
-	if (!data || len < sizeof(d))
-		return -EPROTO;
-	memcpy(&d, data, sizeof(d));
-	credits = le16_to_cpu(d.credits);
-	msg = le32_to_cpu(d.msg_size);
-	if (le32_to_cpu(d.magic) != AIFS_MAGIC ||
-	    le16_to_cpu(d.version) != AIFS_RDMA_VERSION ||
-	    !credits || credits > AIFS_RDMA_MAX_CREDITS ||
-	    msg < AIFS_RDMA_MIN_MSG || msg > AIFS_RDMA_MAX_MSG ||
-	    (u64)credits * msg > AIFS_RDMA_MAX_WINDOW)
-		return -EPROTO;
-	r->peer_credits = credits;
-	r->peer_msg = msg;
-	return 0;
+	return aifs_rdma_cm_data_check(data, len, &r->peer_credits,
+				       &r->peer_msg);
 }
 
 static int rdma_nonblock(int fd)
@@ -183,11 +157,7 @@ static size_t rdma_post_send(struct aifs_rdma *r, const struct iovec **iov,
 			*off = 0;
 		}
 	}
-	hdr = (struct aifs_rdma_msg){
-		.len = cpu_to_le32(len),
-		.credits = cpu_to_le16(r->owed),
-		.flags = cpu_to_le16(flags),
-	};
+	aifs_rdma_flow_send(&r->flow, &hdr, len, flags);
 	memcpy(msg, &hdr, MSG_HDR);
 	sge.length = MSG_HDR + len;
 	err = ibv_post_send(r->id->qp, &wr, &bad);
@@ -196,9 +166,6 @@ static size_t rdma_post_send(struct aifs_rdma *r, const struct iovec **iov,
 		return 0;
 	}
 	r->nr_sfree--;
-	r->owed = 0;
-	if (len)
-		r->send_credits--;
 	return len;
 }
 
@@ -210,7 +177,6 @@ static bool rdma_usable(const struct aifs_rdma *r)
 /* Messages without data: the end of our stream, credits coming due. */
 static void rdma_send_control(struct aifs_rdma *r)
 {
-	u32 due = RDMA_CREDITS / 2;
 	int none = 0;
 
 	if (!rdma_usable(r) || !r->nr_sfree)
@@ -218,35 +184,23 @@ static void rdma_send_control(struct aifs_rdma *r)
 	if (r->fin_wanted && !r->fin_sent) {
 		rdma_post_send(r, NULL, &none, NULL, AIFS_RDMA_FIN);
 		r->fin_sent = rdma_usable(r);
-	} else if (r->owed >= due) {
+	} else if (aifs_rdma_flow_due(&r->flow)) {
 		rdma_post_send(r, NULL, &none, NULL, 0);
 	}
 }
 
 static void rdma_received(struct aifs_rdma *r, u32 slot, u32 byte_len)
 {
-	struct aifs_rdma_msg hdr;
-	u32 len, credits, flags;
+	struct aifs_rdma_msg hdr = { 0 };
+	u32 len;
 
-	if (byte_len < MSG_HDR) {
+	memcpy(&hdr, r->rbuf + (size_t)slot * RDMA_MSG_SIZE,
+	       byte_len < MSG_HDR ? byte_len : MSG_HDR);
+	if (aifs_rdma_flow_received(&r->flow, &hdr, byte_len)) {
 		rdma_fail(r, -EPROTO);
 		return;
 	}
-	memcpy(&hdr, r->rbuf + (size_t)slot * RDMA_MSG_SIZE, MSG_HDR);
 	len = le32_to_cpu(hdr.len);
-	credits = le16_to_cpu(hdr.credits);
-	flags = le16_to_cpu(hdr.flags);
-	/* More data than credits given, or credits never spent: a liar. */
-	if (len != byte_len - MSG_HDR || (flags & ~AIFS_RDMA_FIN) ||
-	    (r->fin_received && (len || flags)) ||
-	    credits > r->peer_credits - r->send_credits ||
-	    (len && r->ready_count + r->owed >= RDMA_CREDITS)) {
-		rdma_fail(r, -EPROTO);
-		return;
-	}
-	r->send_credits += credits;
-	if (flags & AIFS_RDMA_FIN)
-		r->fin_received = true;
 	if (!len) {
 		rdma_post_recv(r, slot);
 		return;
@@ -319,9 +273,9 @@ unsigned int aifs_rdma_poll(struct aifs_rdma *r)
 
 	pthread_mutex_lock(&r->lock);
 	rdma_progress(r);
-	if (r->ready_count || r->fin_received || !rdma_usable(r))
+	if (r->ready_count || r->flow.fin_received || !rdma_usable(r))
 		ready |= AIFS_RDMA_READABLE;
-	if ((r->send_credits && r->nr_sfree) || !rdma_usable(r))
+	if ((r->flow.send_credits && r->nr_sfree) || !rdma_usable(r))
 		ready |= AIFS_RDMA_WRITABLE;
 	pthread_mutex_unlock(&r->lock);
 	return ready;
@@ -349,7 +303,7 @@ static size_t rdma_copy_out(struct aifs_rdma *r, u8 *buf, size_t len)
 		r->ready_count--;
 		if (rdma_post_recv(r, slot))
 			break;
-		r->owed++;
+		aifs_rdma_flow_read(&r->flow);
 	}
 	return done;
 }
@@ -365,7 +319,7 @@ ssize_t aifs_rdma_recv(struct aifs_rdma *r, void *buf, size_t len)
 		rdma_send_control(r);
 	else if (r->err)
 		ret = r->err;
-	else if (!r->fin_received && !r->gone)
+	else if (!r->flow.fin_received && !r->gone)
 		ret = -EAGAIN;
 	pthread_mutex_unlock(&r->lock);
 	return ret;
@@ -380,7 +334,7 @@ ssize_t aifs_rdma_sendv(struct aifs_rdma *r, const struct iovec *iov,
 	pthread_mutex_lock(&r->lock);
 	rdma_progress(r);
 	while (iovcnt && rdma_usable(r) && !r->fin_sent &&
-	       r->send_credits && r->nr_sfree)
+	       r->flow.send_credits && r->nr_sfree)
 		total += rdma_post_send(r, &iov, &iovcnt, &off, 0);
 	if (total)
 		ret = total;
@@ -480,7 +434,7 @@ static int rdma_setup_send(struct aifs_rdma *r)
 	u32 i;
 
 	r->nr_send = r->peer_credits + AIFS_RDMA_RESERVE;
-	r->send_credits = r->peer_credits;
+	aifs_rdma_flow_init(&r->flow, RDMA_CREDITS, r->peer_credits);
 	r->sfree = calloc(r->nr_send, sizeof(*r->sfree));
 	if (!r->sfree)
 		return -ENOMEM;
@@ -492,7 +446,7 @@ static int rdma_setup_send(struct aifs_rdma *r)
 
 static struct rdma_conn_param rdma_conn_param(struct aifs_rdma_cm_data *mine)
 {
-	rdma_cm_data_init(mine);
+	aifs_rdma_cm_data_init(mine, RDMA_CREDITS, RDMA_MSG_SIZE);
 	return (struct rdma_conn_param){
 		.private_data = mine,
 		.private_data_len = sizeof(*mine),

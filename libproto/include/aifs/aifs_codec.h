@@ -80,6 +80,58 @@ int aifs_frame_crc_check(const struct aifs_frame_hdr *hdr, u32 crc);
  */
 int aifs_hello_negotiate(const struct aifs_hello_req *req);
 
+
+/* ---- RDMA streams (aifs_proto.h): the rules both ends run ---- */
+
+void aifs_rdma_cm_data_init(struct aifs_rdma_cm_data *d, u32 credits,
+			    u32 msg_size);
+
+/*
+ * The peer's rdma_cm private data (@len bytes, any padding after): its
+ * credits and message size, within AIFS_RDMA_* bounds; 0 or -EPROTO.
+ */
+int aifs_rdma_cm_data_check(const void *data, u32 len, u32 *credits,
+			    u32 *msg_size);
+
+/**
+ * struct aifs_rdma_flow - the credits of one RDMA stream, one side's view
+ * @my_credits:   data messages we can receive at once (as advertised)
+ * @peer_credits: the same, of the peer
+ * @send_credits: data messages we may send now
+ * @held:         data messages received and not read yet
+ * @owed:         receives posted again since we last said so
+ * @fin_received: the peer's stream ended
+ */
+struct aifs_rdma_flow {
+	u32 my_credits;
+	u32 peer_credits;
+	u32 send_credits;
+	u32 held;
+	u32 owed;
+	bool fin_received;
+};
+
+void aifs_rdma_flow_init(struct aifs_rdma_flow *f, u32 my_credits,
+			 u32 peer_credits);
+
+/*
+ * Account a received message of @byte_len bytes starting with @m; its
+ * data (@m->len bytes) is then held until aifs_rdma_flow_read().  -EPROTO
+ * for a message that breaks the rules (more data than credits, credits
+ * never spent, anything after FIN).
+ */
+int aifs_rdma_flow_received(struct aifs_rdma_flow *f,
+			    const struct aifs_rdma_msg *m, u32 byte_len);
+
+/* A held message was read and its receive posted again. */
+void aifs_rdma_flow_read(struct aifs_rdma_flow *f);
+
+/* Fill @m for a message of @len data bytes (spends a credit) and @flags. */
+void aifs_rdma_flow_send(struct aifs_rdma_flow *f, struct aifs_rdma_msg *m,
+			 u32 len, u16 flags);
+
+/* Whether the credits owed should go in a message of their own now. */
+bool aifs_rdma_flow_due(const struct aifs_rdma_flow *f);
 /**
  * aifs_auth_transcript() - the bytes that an AUTH proof is the HMAC of
  * @out:     buffer, AIFS_AUTH_TRANSCRIPT_MAX bytes are always enough

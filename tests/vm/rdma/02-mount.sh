@@ -1,0 +1,46 @@
+# A mount over RDMA (Soft-RoCE, transport=rdma): the metadata and data
+# servers are reached by RDMA queue pairs and by no TCP connection; files
+# cross chunks and data servers through the page cache and O_DIRECT, and
+# aifs-fsx (AIFS_FSX_OPS, 3,000 here) finds no corruption buffered and
+# direct; after umount and rmmod the kernel holds no more RDMA resources
+# (QP, CQ, PD, MR, cm_id) than before the mount.
+. "$AIFS_TOP/tests/vm/lib.sh"
+
+AIFS_FSX_OPS=${AIFS_FSX_OPS:-3000}
+rdma_resources() { rdma resource show | sed 's/^[0-9]*: //'; }
+
+use_rdma
+load_aifs
+umount_at_exit /mnt/a
+mkdir -p /mnt/a
+start_cluster 7400
+before=$(rdma_resources)
+mount -t aifs -o "secret=$AIFS_SECRET,$AIFS_MOUNT_TRANSPORT" "$AIFS_ADDR:/" /mnt/a
+assert_eq "$(cat /sys/fs/aifs/*/transport)" rdma "transport in sysfs"
+grep -q "^$AIFS_ADDR:/ /mnt/a aifs .*transport=rdma" /proc/mounts ||
+	fail "transport=rdma not in /proc/mounts"
+
+dd if=/dev/urandom of=/tmp/src bs=1M count=24 status=none
+cp /tmp/src /mnt/a/f
+sync
+echo 3 >/proc/sys/vm/drop_caches
+cmp /tmp/src /mnt/a/f || fail "page cache read over RDMA differs"
+dd if=/mnt/a/f of=/tmp/direct bs=1M iflag=direct status=none
+cmp /tmp/src /tmp/direct || fail "O_DIRECT read over RDMA differs"
+dd if=/tmp/src of=/mnt/a/g bs=1M oflag=direct status=none
+cmp /tmp/src /mnt/a/g || fail "O_DIRECT write over RDMA differs"
+
+# kernel queue pairs (rdma_cm's), to the MDS and all three data servers
+qps=$(rdma resource show qp | grep -c 'comm \[rdma_cm\]' || true)
+[ "$qps" -ge 4 ] || fail "$qps kernel queue pairs, expected 4"
+[ -z "$(ds_in_use)" ] || fail "TCP connections to data servers: $(ds_in_use)"
+# a kernel socket shows no process
+! ss -Htnp state established "( dport = :7400 )" | grep -qv users: ||
+	fail "the kernel talks to the MDS over TCP"
+
+run_fsx buffered 11 /mnt/a/fsx-buffered
+run_fsx direct 12 /mnt/a/fsx-direct
+
+umount /mnt/a
+rmmod aifs
+assert_eq "$(rdma_resources)" "$before" "RDMA resources after rmmod"
