@@ -237,13 +237,19 @@ mount_cluster()
 }
 
 # ds_in_use: the index (1..3) of each data server of start_cluster that
-# the kernel has a connection to (the sockets without a process).
+# the kernel has a connection to: TCP sockets without a process, or the
+# module's own rdma_cm ids.
 ds_in_use()
 {
 	local port=$(sed -n 's/^listen_port = //p' "$MDS_DIR/server.conf")
-	ss -Htnp state established \
-		"( dport > :$port and dport <= :$((port + 3)) )" |
-		awk '!/users:/ { sub(".*:", "", $4); print $4 - '"$port"' }' |
+	{
+		ss -Htnp state established \
+			"( dport > :$port and dport <= :$((port + 3)) )" |
+			awk '!/users:/ { sub(".*:", "", $4); print $4 }'
+		rdma resource show cm_id 2>/dev/null |
+			awk '/ comm \[aifs\] / { sub(".*dst-addr [^ ]*:", "");
+				print $1 }'
+	} | awk -v p="$port" '$1 > p && $1 <= p + 3 { print $1 - p }' |
 		sort -u
 }
 
@@ -419,3 +425,6 @@ run_fsx()
 		fail "aifs-fsx $mode turned an operation off" ;;
 	esac
 }
+
+# AIFS_VM_TRANSPORT=rdma runs a test over Soft-RoCE (tests/vm/rdma).
+[ "${AIFS_VM_TRANSPORT:-tcp}" != rdma ] || use_rdma

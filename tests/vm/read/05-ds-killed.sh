@@ -37,7 +37,7 @@ echo "data server $victim killed after $((killed_at / MiB)) MiB had been asked f
 [ "$killed_at" -lt $((48 * MiB)) ] ||
 	fail "the read was nearly over when the server died ($killed_at bytes)"
 assert_eq "$got" "$want" "sha256 of the file read across the kill"
-expect_dmesg "server 127.0.0.1:$((7400 + victim)): .*closing the connection"
+expect_dmesg "server $AIFS_ADDR:$((7400 + victim)): .*closing the connection"
 
 # and again from a cold cache, with the server gone
 echo 3 >/proc/sys/vm/drop_caches

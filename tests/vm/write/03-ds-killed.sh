@@ -36,7 +36,7 @@ read -r victim killed_at <"$src/killed"
 echo "data server $victim killed after $((killed_at / MiB)) MiB were sent"
 [ "$killed_at" -lt $((40 * MiB)) ] ||
 	fail "the write was nearly over when the server died ($killed_at bytes)"
-expect_dmesg "server 127.0.0.1:$((7400 + victim)): .*closing the connection"
+expect_dmesg "server $AIFS_ADDR:$((7400 + victim)): .*closing the connection"
 
 echo 3 >/proc/sys/vm/drop_caches
 cmp "$src/f" /mnt/a/f || fail "the file differs with its primary dead"
