@@ -87,7 +87,7 @@ struct aifs_rdma {
 	u32 peer_credits;
 	u32 peer_msg;
 
-	spinlock_t lock;
+	spinlock_t lock;		/* guards what follows */
 	wait_queue_head_t wait;
 	struct aifs_rdma_flow flow;
 	struct aifs_rdma_buf recv[AIFS_RDMA_NR_RECV];
@@ -208,11 +208,10 @@ static void aifs_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		goto out;
 	}
 	b->len = le32_to_cpu(hdr.len);
-	if (b->len) {
+	if (b->len)
 		list_add_tail(&b->link, &r->ready);
-	} else if (aifs_rdma_post_recv(r, b)) {
+	else if (aifs_rdma_post_recv(r, b))
 		aifs_rdma_fail_locked(r, -EIO);
-	}
 	aifs_rdma_send_credits(r);
 out:
 	spin_unlock(&r->lock);
@@ -441,12 +440,13 @@ static int aifs_rdma_cm_handler(struct rdma_cm_id *id,
 static int aifs_rdma_cm_wait(struct aifs_rdma *r, int err,
 			     unsigned long deadline)
 {
+	unsigned long wait = time_before(jiffies, deadline) ?
+			     deadline - jiffies : 1;
 	long left;
 
 	if (err)
 		return err;
-	left = wait_for_completion_killable_timeout(&r->cm_done,
-			time_before(jiffies, deadline) ? deadline - jiffies : 1);
+	left = wait_for_completion_killable_timeout(&r->cm_done, wait);
 	if (left < 0)
 		return -EINTR;
 	if (!left)

@@ -80,7 +80,6 @@ int aifs_frame_crc_check(const struct aifs_frame_hdr *hdr, u32 crc);
  */
 int aifs_hello_negotiate(const struct aifs_hello_req *req);
 
-
 /* ---- RDMA streams (aifs_proto.h): the rules both ends run ---- */
 
 void aifs_rdma_cm_data_init(struct aifs_rdma_cm_data *d, u32 credits,
