@@ -593,6 +593,9 @@ static int aifs_rdma_establish(struct aifs_rdma *r,
 	int err;
 
 	err = rdma_resolve_addr(r->id, NULL, (struct sockaddr *)addr, ms);
+	/* no RDMA device for the address; ENODEV would read "no such fs" */
+	if (err == -ENODEV || err == -EADDRNOTAVAIL)
+		err = -ENETUNREACH;
 	err = aifs_rdma_cm_wait(r, err, deadline);
 	if (err)
 		return err;
