@@ -6,8 +6,7 @@
 rdma_setup
 export AIFS_TEST_RDMA=$AIFS_RDMA_ADDR
 cd "$AIFS_TOP"
-for t in libaifs-client libaifs-messages ds-io ds-integrity ds-replication \
-	 mds-ops; do
+for t in libaifs-client libaifs-messages ds-io ds-replication mds-ops; do
 	echo "== $t over RDMA"
 	timeout 300 "$AIFS_BUILD/tests/servers/$t" || fail "$t over RDMA"
 done

@@ -1,12 +1,12 @@
 # A mount over RDMA (Soft-RoCE, transport=rdma): the metadata and data
 # servers are reached by RDMA queue pairs and by no TCP connection; files
 # cross chunks and data servers through the page cache and O_DIRECT, and
-# aifs-fsx (AIFS_FSX_OPS, 3,000 here) finds no corruption buffered and
+# aifs-fsx (AIFS_FSX_OPS, 2,000 here) finds no corruption buffered and
 # direct; after umount and rmmod the kernel holds no more RDMA resources
 # (QP, CQ, PD, MR, cm_id) than before the mount.
 . "$AIFS_TOP/tests/vm/lib.sh"
 
-AIFS_FSX_OPS=${AIFS_FSX_OPS:-3000}
+AIFS_FSX_OPS=${AIFS_FSX_OPS:-2000}
 rdma_resources() { rdma resource show | sed 's/^[0-9]*: //'; }
 
 use_rdma
