@@ -17,8 +17,8 @@ expect_dmesg "aifs: cannot reach any server of 127.0.0.1:7409:/: -ECONNREFUSED"
 # All servers down: each is tried, the last error is returned.
 dmesg -C
 expect_mount ECONNREFUSED -o $opt 127.0.0.1:7408,127.0.0.1:7409:/ /mnt/a
-expect_dmesg "cannot connect to server 127.0.0.1:7408: -ECONNREFUSED"
-expect_dmesg "cannot connect to server 127.0.0.1:7409: -ECONNREFUSED"
+expect_dmesg "cannot connect to server 127.0.0.1:7408 over tcp: -ECONNREFUSED"
+expect_dmesg "cannot connect to server 127.0.0.1:7409 over tcp: -ECONNREFUSED"
 
 # Accepts, never answers: timeo=20 is 2 s.
 start_fake_server silent 7410
