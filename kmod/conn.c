@@ -390,6 +390,21 @@ const struct aifs_transport_ops *aifs_transport_get(enum aifs_transport transpor
 }
 
 /**
+ * aifs_transport_fallback - may a failed RDMA connect be tried over TCP?
+ * @fsi: the mount
+ * @err: how the connect (or its handshake) failed
+ *
+ * Return: true when transport=auto chose RDMA and @err is not one TCP
+ * would meet too (a refused secret, a fatal signal).
+ */
+bool aifs_transport_fallback(const struct aifs_fs_info *fsi, int err)
+{
+	return fsi->opts.transport == AIFS_TRANSPORT_AUTO &&
+	       fsi->transport == AIFS_TRANSPORT_RDMA &&
+	       err != -EACCES && err != -EINTR;
+}
+
+/**
  * aifs_conn_open - connect to a server and start receiving
  * @net: network namespace of the mount
  * @addr: the server

@@ -333,9 +333,7 @@ static struct aifs_conn *aifs_data_connect(struct aifs_fs_info *fsi,
 	conn = aifs_conn_open(fsi->data.net, &ds->addr,
 			      aifs_transport_get(fsi->transport), timeout);
 	/* transport=auto: a data server without RDMA still serves over TCP */
-	if (IS_ERR(conn) && PTR_ERR(conn) != -EINTR &&
-	    fsi->opts.transport == AIFS_TRANSPORT_AUTO &&
-	    fsi->transport == AIFS_TRANSPORT_RDMA)
+	if (IS_ERR(conn) && aifs_transport_fallback(fsi, PTR_ERR(conn)))
 		conn = aifs_conn_open(fsi->data.net, &ds->addr,
 				      &aifs_tcp_transport, timeout);
 	if (IS_ERR(conn)) {

@@ -210,6 +210,7 @@ struct aifs_conn {
 };
 
 const struct aifs_transport_ops *aifs_transport_get(enum aifs_transport transport);
+bool aifs_transport_fallback(const struct aifs_fs_info *fsi, int err);
 struct aifs_conn *aifs_conn_open(struct net *net,
 				 const struct sockaddr_storage *addr,
 				 const struct aifs_transport_ops *ops,

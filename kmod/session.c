@@ -421,9 +421,7 @@ int aifs_session_open(struct aifs_fs_info *fsi, struct fs_context *fc)
 
 	conn = aifs_session_dial(fsi, fc, fc->net_ns,
 				 aifs_timeo_jiffies(&fsi->opts), &hs);
-	if (IS_ERR(conn) && fsi->opts.transport == AIFS_TRANSPORT_AUTO &&
-	    fsi->transport == AIFS_TRANSPORT_RDMA &&
-	    PTR_ERR(conn) != -EACCES && PTR_ERR(conn) != -EINTR) {
+	if (IS_ERR(conn) && aifs_transport_fallback(fsi, PTR_ERR(conn))) {
 		infofc(fc, "transport=auto: no RDMA to the servers, using tcp");
 		fsi->transport = AIFS_TRANSPORT_TCP;
 		conn = aifs_session_dial(fsi, fc, fc->net_ns,
