@@ -20,11 +20,17 @@ virtio_pci 9pnet 9pnet_virtio netfs fscache 9p overlay"
 # Build the initramfs if it is missing or older than what goes into it.
 vm_ensure_initramfs()
 {
-	local newest
+	local newest lock
+	mkdir -p "$(dirname "$INITRAMFS")"
+	# Runs started together from one tree build it once, not over each other.
+	exec {lock}>"$INITRAMFS.lock"
+	flock "$lock"
 	newest=$(ls -t "$VM_DIR/initramfs-init" "$VM_DIR/mkinitramfs" \
 		"/lib/modules/$KVER/modules.dep" "$INITRAMFS" 2>/dev/null | head -1)
-	[ "$newest" = "$INITRAMFS" ] && return 0
-	"$VM_DIR/mkinitramfs" "$INITRAMFS"
+	[ "$newest" = "$INITRAMFS" ] || "$VM_DIR/mkinitramfs" "$INITRAMFS"
+	local rc=$?
+	exec {lock}>&-
+	return $rc
 }
 
 # qemu arguments common to batch runs and the interactive shell.  $1 is the
