@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aifs/rdma.h"
 #include "internal.h"
 
 /* Frames read per readiness event, so that one busy peer cannot starve. */
@@ -275,6 +276,8 @@ void aifs_job_free(struct aifs_job *job)
 {
 	free(job->payload);
 	free(job->req.reply);
+	if (job->req.rdma)
+		aifs_rdma_put(job->req.rdma);
 	aifs_peer_put(job->peer);
 	free(job);
 }
@@ -354,6 +357,10 @@ static void peer_dispatch(struct aifs_peer *peer,
 	};
 	memcpy(job->req.client_uuid, peer->client_uuid,
 	       sizeof(job->req.client_uuid));
+	if (peer->ep.ops == &aifs_rdma_transport) {
+		job->req.rdma = peer->ep.priv;
+		aifs_rdma_get(job->req.rdma);
+	}
 	job->payload = payload;
 	job->fn = h->fn;
 	job->peer = peer;

@@ -12,6 +12,7 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "aifs/rdma.h"
 #include "internal.h"
 
 /* Connections taken per readiness of the listener. */
@@ -322,6 +323,8 @@ static int server_listen_all(struct aifs_server *srv)
 	}
 	if (cfg->rdma == AIFS_RDMA_OFF)
 		return 0;
+	/* the handlers on the workers move bulk data, one buffer each */
+	aifs_rdma_set_buffers(cfg->worker_threads);
 	err = server_listen_on(srv, &aifs_rdma_transport,
 			       srv->listeners[0].ep.port);
 	if (err && cfg->rdma == AIFS_RDMA_AUTO) {

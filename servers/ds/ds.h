@@ -171,7 +171,7 @@ int ds_parse_hostport(const char *s, char *host, size_t host_size, char *port,
 int ds_peer_call(struct ds *ds, u32 id, u16 opcode, const struct iovec *iov,
 		 int iovcnt, struct aifs_reply *reply);
 int ds_forward(struct ds *ds, const struct aifs_chunk_write_req *req,
-	       const void *data, u64 version);
+	       const struct aifs_span *data, u64 version);
 
 /* resync.c: catching up from a peer */
 int ds_resync_start(struct ds *ds);

@@ -4,9 +4,16 @@
  * CHECKSUM, each on a worker thread under its chunk's lock (shared for
  * reads, exclusive for changes).  A write holds the lock while it forwards,
  * so the replicas see the versions of one chunk in order.
+ *
+ * Bulk data by RDMA (AIFS_IO_RDMA, on a connection that came over RDMA):
+ * a read's blocks go from the disk into a registered I/O buffer and from
+ * there, by RDMA WRITE, into the client's pages, before the reply; a
+ * write's data comes by RDMA READ into such a buffer before the chunk is
+ * locked, and is then written and forwarded as any other.
  */
 #include <stdlib.h>
 
+#include "aifs/rdma.h"
 #include "ds.h"
 
 /* The chunk of a decoded request, locked and open; ds_io_end() undoes. */
@@ -65,24 +72,91 @@ static int ds_check_current(struct ds_chunk *c, u64 min_version)
 	return -ESTALE;
 }
 
-static int ds_read_blocks(struct aifs_request *req, struct ds_chunk *c,
-			  u32 offset, u32 len)
+/*
+ * The CHUNK_READ reply in @buf, whose @len bytes of data (0: they went by
+ * RDMA) are in place after the fixed part; the reply takes @buf.
+ */
+static int ds_read_reply(struct aifs_request *req, const struct ds_chunk *c,
+			 u8 *buf, u32 len)
 {
-	struct ds *ds = req->data;
-	u32 first = offset / DS_BLOCK_SIZE;
-	u32 nr_blocks = len ? DS_BLOCKS(offset + len) - first : 0;
 	struct aifs_chunk_read_rep rep = {
 		.version = cpu_to_le64(c->meta.version),
 		.chunk_len = cpu_to_le32(c->meta.length),
 	};
-	struct aifs_span data;
-	u8 *buf, *blocks, *bounce = NULL;
-	int err, n;
+	struct aifs_span data = { buf + sizeof(rep), len };
+	int n;
 
-	buf = malloc(sizeof(rep) + (size_t)nr_blocks * DS_BLOCK_SIZE);
+	n = aifs_encode_chunk_read_rep(buf, sizeof(rep) + len, &rep, &data);
+	if (n < 0) {
+		free(buf);
+		return n;
+	}
+	req->reply = buf;
+	req->reply_len = n;
+	return 0;
+}
+
+/* Read the blocks around @len bytes at @offset into @blocks. */
+static int ds_read_span(struct ds_chunk *c, u32 offset, u32 len, u8 *blocks)
+{
+	u32 first = offset / DS_BLOCK_SIZE;
+	int err;
+
+	if (!len)
+		return 0;
+	err = ds_data_read(c, first, DS_BLOCKS(offset + len) - first, blocks);
+	if (err == -EIO)
+		ds_resync_queue(c->ds, c, c->meta.version);
+	return err;
+}
+
+static s64 ds_io_deadline(const struct ds *ds)
+{
+	return (s64)aifs_now_ms() + ds->cfg.server.io_timeout * 1000LL;
+}
+
+/* The data goes by RDMA WRITE from a registered buffer; none in the reply. */
+static int ds_read_rdma(struct aifs_request *req, struct ds_chunk *c,
+			const struct aifs_rdma_seg *seg, u32 offset, u32 len)
+{
+	struct aifs_rdma_buf *b;
+	u8 *buf;
+	int err;
+
+	buf = malloc(sizeof(struct aifs_chunk_read_rep));
 	if (!buf)
 		return -ENOMEM;
-	blocks = buf + sizeof(rep);
+	err = len ? aifs_rdma_buf_get(req->rdma, &b) : 0;
+	if (err || !len)
+		goto out;
+	err = ds_read_span(c, offset, len, aifs_rdma_buf_data(b));
+	if (!err)
+		err = aifs_rdma_transfer(req->rdma, b, offset % DS_BLOCK_SIZE,
+					 len, seg, true,
+					 ds_io_deadline(req->data));
+	aifs_rdma_buf_put(b);
+out:
+	if (err) {
+		free(buf);
+		return err;
+	}
+	return ds_read_reply(req, c, buf, 0);
+}
+
+static int ds_read_blocks(struct aifs_request *req, struct ds_chunk *c,
+			  u32 offset, u32 len)
+{
+	struct ds *ds = req->data;
+	u32 nr_blocks = len ? DS_BLOCKS(offset + len) - offset / DS_BLOCK_SIZE :
+			      0;
+	const size_t head = sizeof(struct aifs_chunk_read_rep);
+	u8 *buf, *blocks, *bounce = NULL;
+	int err;
+
+	buf = malloc(head + (size_t)nr_blocks * DS_BLOCK_SIZE);
+	if (!buf)
+		return -ENOMEM;
+	blocks = buf + head;
 	/* Block-aligned buffered reads land in the reply itself. */
 	if (ds->direct_io || offset % DS_BLOCK_SIZE) {
 		blocks = bounce = ds_blocks_alloc(nr_blocks);
@@ -90,22 +164,13 @@ static int ds_read_blocks(struct aifs_request *req, struct ds_chunk *c,
 		if (!bounce)
 			goto fail;
 	}
-	err = nr_blocks ? ds_data_read(c, first, nr_blocks, blocks) : 0;
-	if (err == -EIO)
-		ds_resync_queue(ds, c, c->meta.version);
+	err = ds_read_span(c, offset, len, blocks);
 	if (err)
 		goto fail;
 	if (bounce)
-		memcpy(buf + sizeof(rep), bounce + offset % DS_BLOCK_SIZE, len);
-	data = (struct aifs_span){ buf + sizeof(rep), len };
-	n = aifs_encode_chunk_read_rep(buf, sizeof(rep) + len, &rep, &data);
-	err = n;
-	if (n < 0)
-		goto fail;
+		memcpy(buf + head, bounce + offset % DS_BLOCK_SIZE, len);
 	free(bounce);
-	req->reply = buf;
-	req->reply_len = n;
-	return 0;
+	return ds_read_reply(req, c, buf, len);
 fail:
 	free(bounce);
 	free(buf);
@@ -124,8 +189,9 @@ static int ds_read(struct aifs_request *req)
 					 NULL);
 	if (err)
 		return err;
-	if (le32_to_cpu(r.flags) & AIFS_IO_RDMA)
-		return -EOPNOTSUPP;	/* no RDMA transport yet */
+	/* RDMA asked for on a connection that is not RDMA */
+	if ((le32_to_cpu(r.flags) & AIFS_IO_RDMA) && !req->rdma)
+		return -EOPNOTSUPP;
 	err = ds_io_begin(req->data, &r.id, false, 0, &lock, &c);
 	if (err)
 		return err;
@@ -138,7 +204,10 @@ static int ds_read(struct aifs_request *req)
 			len = 0;
 		else if (len > c.meta.length - offset)
 			len = c.meta.length - offset;
-		err = ds_read_blocks(req, &c, offset, len);
+		if (le32_to_cpu(r.flags) & AIFS_IO_RDMA)
+			err = ds_read_rdma(req, &c, &r.rdma, offset, len);
+		else
+			err = ds_read_blocks(req, &c, offset, len);
 	}
 	ds_io_end(&c, &lock, 0);
 	return err;
@@ -192,12 +261,44 @@ static int ds_write_local(struct ds_chunk *c,
 }
 
 /*
- * Decode a WRITE or FORWARD and open its chunk, created if absent; but
- * zeros on a primary without the chunk find a hole already: ENOENT.
+ * A write's data by RDMA READ into a registered buffer (*@bp, given back
+ * by the caller), before the chunk is locked.  Only a client's WRITE on an
+ * RDMA connection moves data so; a FORWARD never does.
+ */
+static int ds_write_fetch(struct aifs_request *req, bool primary,
+			  const struct aifs_chunk_write_req *r,
+			  struct aifs_span *data, struct aifs_rdma_buf **bp)
+{
+	u32 len = le32_to_cpu(r->rdma.len);
+	int err;
+
+	if (!primary)
+		return -EINVAL;
+	if (!req->rdma)
+		return -EOPNOTSUPP;
+	err = aifs_rdma_buf_get(req->rdma, bp);
+	if (err)
+		return err;
+	err = aifs_rdma_transfer(req->rdma, *bp, 0, len, &r->rdma, false,
+				 ds_io_deadline(req->data));
+	if (err) {
+		aifs_rdma_buf_put(*bp);
+		*bp = NULL;
+		return err;
+	}
+	*data = (struct aifs_span){ aifs_rdma_buf_data(*bp), len };
+	return 0;
+}
+
+/*
+ * Decode a WRITE or FORWARD, take its data in, and open its chunk,
+ * created if absent; but zeros on a primary without the chunk find a hole
+ * already: ENOENT.
  */
 static int ds_write_begin(struct aifs_request *req, bool primary,
 			  struct aifs_chunk_write_req *r, struct aifs_span *data,
-			  struct ds_lock *lock, struct ds_chunk *c)
+			  struct aifs_rdma_buf **bp, struct ds_lock *lock,
+			  struct ds_chunk *c)
 {
 	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
 	u32 create_size;
@@ -207,9 +308,12 @@ static int ds_write_begin(struct aifs_request *req, bool primary,
 			      req->payload_len, r, sizeof(*r), parts);
 	if (err)
 		return err;
-	if (le32_to_cpu(r->flags) & AIFS_IO_RDMA)
-		return -EOPNOTSUPP;
 	*data = parts[0];
+	if (le32_to_cpu(r->flags) & AIFS_IO_RDMA) {
+		err = ds_write_fetch(req, primary, r, data, bp);
+		if (err)
+			return err;
+	}
 	create_size = primary && ds_write_zero(r) ? 0 :
 		      le32_to_cpu(r->chunk_size);
 	return ds_io_begin(req->data, &r->id, true, create_size, lock, c);
@@ -239,7 +343,7 @@ static int ds_primary_apply(struct aifs_request *req,
 	if (!err)
 		err = ds_write_local(c, r, data, c->meta.version + 1);
 	if (!err)
-		err = ds_forward(req->data, r, data->data, c->meta.version);
+		err = ds_forward(req->data, r, data, c->meta.version);
 	return err ? err : ds_reply_chunk(req, c, ds_write_len(r, data));
 }
 
@@ -280,23 +384,25 @@ typedef int ds_write_fn(struct aifs_request *req,
 static int ds_write_op(struct aifs_request *req, bool primary,
 		       ds_write_fn *apply)
 {
+	struct aifs_rdma_buf *rdma_buf = NULL;
 	struct aifs_chunk_write_req r;
 	struct aifs_span data;
 	struct ds_lock lock;
 	struct ds_chunk c;
 	int err;
 
-	err = ds_write_begin(req, primary, &r, &data, &lock, &c);
+	err = ds_write_begin(req, primary, &r, &data, &rdma_buf, &lock, &c);
 	if (err == -ENOENT && primary && ds_write_zero(&r)) {
 		/* zeros of a hole: nothing to number or forward */
 		c.meta = (struct ds_meta){ 0 };
-		return ds_reply_chunk(req, &c, ds_write_len(&r, &data));
+		err = ds_reply_chunk(req, &c, ds_write_len(&r, &data));
+	} else if (!err) {
+		err = apply(req, &r, &data, &c);
+		/* A stale placeholder stays: it tells readers to go elsewhere. */
+		ds_io_end(&c, &lock, err == -ESTALE ? 0 : err);
 	}
-	if (err)
-		return err;
-	err = apply(req, &r, &data, &c);
-	/* A stale placeholder stays: it tells readers to go elsewhere. */
-	ds_io_end(&c, &lock, err == -ESTALE ? 0 : err);
+	if (rdma_buf)
+		aifs_rdma_buf_put(rdma_buf);
 	return err;
 }
 

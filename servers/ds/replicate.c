@@ -383,12 +383,30 @@ static void *ds_forward_thread(void *arg)
 }
 
 /*
+ * The FORWARD of @req at @version: the data it came with goes after it,
+ * whether the client sent it or lent it by RDMA (a replica never fetches).
+ */
+static void ds_forward_req(struct aifs_chunk_write_req *fwd,
+			   const struct aifs_chunk_write_req *req,
+			   const struct aifs_span *data, u64 version)
+{
+	*fwd = *req;
+	fwd->version = cpu_to_le64(version);
+	if (le32_to_cpu(req->flags) & AIFS_IO_RDMA) {
+		fwd->flags = cpu_to_le32(le32_to_cpu(req->flags) &
+					 ~AIFS_IO_RDMA);
+		memset(&fwd->rdma, 0, sizeof(fwd->rdma));
+	}
+	fwd->data_len = cpu_to_le32(data->len);
+}
+
+/*
  * Forward to every replica at once, each on a thread of its own (the
  * first on ours): a write waits for the slowest replica, not for the sum
  * of them.  A thread that cannot be had is a forward made in turn.
  */
 int ds_forward(struct ds *ds, const struct aifs_chunk_write_req *req,
-	       const void *data, u64 version)
+	       const struct aifs_span *data, u64 version)
 {
 	u32 nr = le16_to_cpu(req->nr_replicas), self = ds_self_id(ds), i;
 	struct ds_fwd fwd[AIFS_MAX_REPLICAS];
@@ -396,10 +414,10 @@ int ds_forward(struct ds *ds, const struct aifs_chunk_write_req *req,
 
 	for (i = 0; i < nr; i++) {
 		fwd[i] = (struct ds_fwd){
-			.ds = ds, .req = *req, .data = data,
+			.ds = ds, .data = data->data,
 			.target = le32_to_cpu(req->replicas[i]),
 		};
-		fwd[i].req.version = cpu_to_le64(version);
+		ds_forward_req(&fwd[i].req, req, data, version);
 		ds_forward_group(&fwd[i].req, req, self, fwd[i].target);
 		fwd[i].threaded = i && !pthread_create(&fwd[i].thread, NULL,
 						       ds_forward_thread,

@@ -289,3 +289,17 @@ void aifs_close(struct aifs_conn *conn)
 	conn_destroy_locks(conn);
 	free(conn);
 }
+
+int aifs_lend(struct aifs_conn *conn, void *buf, size_t len,
+	      struct aifs_rdma_seg *seg, struct aifs_lent **lentp)
+{
+	if (!conn->stream.rdma)
+		return -EOPNOTSUPP;
+	return aifs_rdma_lend(conn->stream.rdma, buf, len, seg,
+			      (struct aifs_rdma_lent **)lentp);
+}
+
+void aifs_take_back(struct aifs_lent *lent)
+{
+	aifs_rdma_take_back((struct aifs_rdma_lent *)lent);
+}

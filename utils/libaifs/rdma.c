@@ -9,7 +9,17 @@
  * posted again then (a credit owed to the peer).  Send slots are taken
  * from a free stack and come back with their completion.  Every work
  * request is signalled, so completions alone tell what is free; wr_id is
- * the slot, with SEND_TAG for sends.
+ * the slot, with SEND_TAG for sends, or an RDMA operation with OP_TAG.
+ *
+ * Bulk data (a server's side of AIFS_IO_RDMA): the connections of one
+ * device share its protection domain, so that a pool of I/O buffers
+ * registered once serves them all; a request's handler takes a buffer,
+ * RDMA-READs a write's data into it or RDMA-WRITEs a read's data from it
+ * (aifs_rdma_transfer(), which waits for the completion), and gives it
+ * back.  Buffers are registered for local access only: a peer can reach
+ * no memory of ours.  A handler holds a reference to its connection, which
+ * the server may close meanwhile: the memory stays until the last one
+ * goes, and the waiter takes completions in itself when nobody else does.
  */
 #include <fcntl.h>
 #include <netdb.h>
@@ -30,13 +40,48 @@
 #define RDMA_BACKLOG		512
 #define RDMA_POLL_BATCH		32
 #define SEND_TAG		(1ULL << 32)
+#define OP_TAG			(1ULL << 63)
+/* RDMA READs and WRITEs of one connection in flight at once. */
+#define RDMA_MAX_OPS		16
+/* How often a waiter for an operation takes completions in itself (ms). */
+#define RDMA_OP_POLL_MS		100
 
 #define MSG_HDR			sizeof(struct aifs_rdma_msg)
 
+/* A device's protection domain and I/O buffer pool, shared. */
+struct rdma_dev {
+	struct rdma_dev *next;
+	struct ibv_context *verbs;
+	struct ibv_pd *pd;
+	int refs;
+	struct aifs_rdma_buf *free;	/* buffers not in use */
+	u32 nr_bufs;			/* all of them */
+};
+
+struct aifs_rdma_buf {
+	void *data;			/* AIFS_RDMA_BUF_SIZE bytes */
+	struct ibv_mr *mr;
+	struct rdma_dev *dev;
+	struct aifs_rdma_buf *next;	/* on the free list */
+};
+
+/* An RDMA READ or WRITE, waited for by the thread that posted it. */
+struct rdma_op {
+	bool done;
+	int err;
+};
+
+static pthread_mutex_t rdma_devs_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t rdma_bufs_freed = PTHREAD_COND_INITIALIZER;
+static struct rdma_dev *rdma_devs;
+static u32 rdma_max_bufs = 8;
+
 struct aifs_rdma {
 	pthread_mutex_t lock;
+	int refs;
 	struct rdma_event_channel *ech;	/* a requester's own; else NULL */
 	struct rdma_cm_id *id;
+	struct rdma_dev *dev;
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *cch;
 	struct ibv_cq *cq;
@@ -60,6 +105,9 @@ struct aifs_rdma {
 	bool fin_wanted, fin_sent;
 	bool gone;			/* flushed: the connection ended */
 	int err;			/* -errno once it failed */
+
+	pthread_cond_t op_done;		/* an RDMA READ or WRITE completed */
+	u32 nr_ops;			/* in flight */
 };
 
 struct aifs_rdma_listener {
@@ -94,9 +142,178 @@ static struct aifs_rdma *rdma_alloc(void)
 {
 	struct aifs_rdma *r = calloc(1, sizeof(*r));
 
-	if (r)
-		pthread_mutex_init(&r->lock, NULL);
+	if (!r)
+		return NULL;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->op_done, NULL);
+	r->refs = 1;
 	return r;
+}
+
+/* ---- devices: one protection domain each, and the I/O buffers ---- */
+
+static struct rdma_dev *rdma_dev_get(struct ibv_context *verbs)
+{
+	struct rdma_dev *d;
+
+	pthread_mutex_lock(&rdma_devs_lock);
+	for (d = rdma_devs; d && d->verbs != verbs; d = d->next)
+		;
+	if (!d) {
+		d = calloc(1, sizeof(*d));
+		if (d)
+			d->pd = ibv_alloc_pd(verbs);
+		if (d && !d->pd) {
+			free(d);
+			d = NULL;
+		}
+		if (d) {
+			d->verbs = verbs;
+			d->next = rdma_devs;
+			rdma_devs = d;
+		}
+	}
+	if (d)
+		d->refs++;
+	pthread_mutex_unlock(&rdma_devs_lock);
+	return d;
+}
+
+static void rdma_buf_free(struct aifs_rdma_buf *b)
+{
+	if (b->mr)
+		ibv_dereg_mr(b->mr);
+	free(b->data);
+	free(b);
+}
+
+/* The last connection of a device went: every buffer is back. */
+static void rdma_dev_put(struct rdma_dev *d)
+{
+	struct rdma_dev **pos;
+	struct aifs_rdma_buf *b;
+
+	pthread_mutex_lock(&rdma_devs_lock);
+	if (--d->refs) {
+		pthread_mutex_unlock(&rdma_devs_lock);
+		return;
+	}
+	for (pos = &rdma_devs; *pos != d; pos = &(*pos)->next)
+		;
+	*pos = d->next;
+	pthread_mutex_unlock(&rdma_devs_lock);
+	while ((b = d->free)) {
+		d->free = b->next;
+		rdma_buf_free(b);
+	}
+	ibv_dealloc_pd(d->pd);
+	free(d);
+}
+
+void aifs_rdma_set_buffers(unsigned int nr)
+{
+	pthread_mutex_lock(&rdma_devs_lock);
+	rdma_max_bufs = nr ? nr : 1;
+	pthread_mutex_unlock(&rdma_devs_lock);
+}
+
+static struct aifs_rdma_buf *rdma_buf_new(struct rdma_dev *d)
+{
+	struct aifs_rdma_buf *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->dev = d;
+	if (posix_memalign(&b->data, 4096, AIFS_RDMA_BUF_SIZE))
+		b->data = NULL;
+	if (b->data)
+		b->mr = ibv_reg_mr(d->pd, b->data, AIFS_RDMA_BUF_SIZE,
+				   IBV_ACCESS_LOCAL_WRITE);
+	if (!b->mr) {
+		rdma_buf_free(b);
+		return NULL;
+	}
+	return b;
+}
+
+int aifs_rdma_buf_get(struct aifs_rdma *r, struct aifs_rdma_buf **bp)
+{
+	struct rdma_dev *d = r->dev;
+	struct aifs_rdma_buf *b = NULL;
+
+	if (!d)
+		return -EINVAL;
+
+	pthread_mutex_lock(&rdma_devs_lock);
+	while (!d->free && d->nr_bufs >= rdma_max_bufs)
+		pthread_cond_wait(&rdma_bufs_freed, &rdma_devs_lock);
+	if (d->free) {
+		b = d->free;
+		d->free = b->next;
+	} else {
+		d->nr_bufs++;	/* registered outside the lock */
+	}
+	pthread_mutex_unlock(&rdma_devs_lock);
+	if (!b)
+		b = rdma_buf_new(d);
+	if (!b) {
+		pthread_mutex_lock(&rdma_devs_lock);
+		d->nr_bufs--;
+		pthread_cond_broadcast(&rdma_bufs_freed);
+		pthread_mutex_unlock(&rdma_devs_lock);
+		return -ENOMEM;
+	}
+	*bp = b;
+	return 0;
+}
+
+void *aifs_rdma_buf_data(const struct aifs_rdma_buf *b)
+{
+	return b->data;
+}
+
+struct aifs_rdma_lent {
+	struct ibv_mr *mr;
+};
+
+int aifs_rdma_lend(struct aifs_rdma *r, void *buf, size_t len,
+		   struct aifs_rdma_seg *seg, struct aifs_rdma_lent **lp)
+{
+	struct aifs_rdma_lent *l;
+
+	if (r->dev)
+		return -EINVAL;
+	l = malloc(sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->mr = ibv_reg_mr(r->pd, buf, len, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
+	if (!l->mr) {
+		free(l);
+		return -errno;
+	}
+	seg->addr = cpu_to_le64((uintptr_t)buf);
+	seg->rkey = cpu_to_le32(l->mr->rkey);
+	seg->len = cpu_to_le32(len);
+	*lp = l;
+	return 0;
+}
+
+void aifs_rdma_take_back(struct aifs_rdma_lent *l)
+{
+	ibv_dereg_mr(l->mr);
+	free(l);
+}
+
+void aifs_rdma_buf_put(struct aifs_rdma_buf *b)
+{
+	struct rdma_dev *d = b->dev;
+
+	pthread_mutex_lock(&rdma_devs_lock);
+	b->next = d->free;
+	d->free = b;
+	pthread_cond_broadcast(&rdma_bufs_freed);
+	pthread_mutex_unlock(&rdma_devs_lock);
 }
 
 /* ---- the data path; r->lock held ---- */
@@ -210,16 +427,42 @@ static void rdma_received(struct aifs_rdma *r, u32 slot, u32 byte_len)
 	r->ready_count++;
 }
 
+static int rdma_wc_errno(enum ibv_wc_status status)
+{
+	return status == IBV_WC_RETRY_EXC_ERR ||
+	       status == IBV_WC_RNR_RETRY_EXC_ERR ? -ECONNRESET : -EIO;
+}
+
+static void rdma_op_completed(struct aifs_rdma *r, const struct ibv_wc *wc)
+{
+	struct rdma_op *op = (struct rdma_op *)(uintptr_t)(wc->wr_id & ~OP_TAG);
+
+	r->nr_ops--;
+	op->done = true;
+	if (wc->status == IBV_WC_SUCCESS)
+		return;
+	/* a bad key or length from the peer also lands here */
+	op->err = wc->status == IBV_WC_WR_FLUSH_ERR ? -ECONNRESET :
+		  rdma_wc_errno(wc->status);
+	if (wc->status == IBV_WC_WR_FLUSH_ERR)
+		r->gone = true;
+	else
+		rdma_fail(r, op->err);
+}
+
 static void rdma_completed(struct aifs_rdma *r, const struct ibv_wc *wc)
 {
+	if (wc->wr_id & OP_TAG) {
+		rdma_op_completed(r, wc);
+		pthread_cond_broadcast(&r->op_done);
+		return;
+	}
 	if (wc->wr_id & SEND_TAG)
 		r->sfree[r->nr_sfree++] = (u32)wc->wr_id;
 	if (wc->status == IBV_WC_WR_FLUSH_ERR) {
 		r->gone = true;
 	} else if (wc->status != IBV_WC_SUCCESS) {
-		rdma_fail(r, wc->status == IBV_WC_RETRY_EXC_ERR ||
-			     wc->status == IBV_WC_RNR_RETRY_EXC_ERR ?
-			     -ECONNRESET : -EIO);
+		rdma_fail(r, rdma_wc_errno(wc->status));
 	} else if (!(wc->wr_id & SEND_TAG)) {
 		rdma_received(r, (u32)wc->wr_id, wc->byte_len);
 	}
@@ -241,22 +484,14 @@ static void rdma_take_cm_events(struct aifs_rdma *r)
 }
 
 /*
- * Take the completion event, arm for the next, then empty the queue: a
- * completion that came in between is polled here, not lost.
+ * Empty the completion queue.  Whoever calls this, the owner of the
+ * completion channel learns what came from the state it finds.
  */
-static void rdma_progress(struct aifs_rdma *r)
+static void rdma_poll_cq(struct aifs_rdma *r)
 {
 	struct ibv_wc wc[RDMA_POLL_BATCH];
-	struct ibv_cq *cq;
-	void *ctx;
 	int i, n;
 
-	rdma_take_cm_events(r);
-	if (!ibv_get_cq_event(r->cch, &cq, &ctx)) {
-		ibv_ack_cq_events(cq, 1);
-		if (ibv_req_notify_cq(r->cq, 0))
-			rdma_fail(r, -EIO);
-	}
 	do {
 		n = ibv_poll_cq(r->cq, RDMA_POLL_BATCH, wc);
 		for (i = 0; i < n; i++)
@@ -265,6 +500,24 @@ static void rdma_progress(struct aifs_rdma *r)
 	if (n < 0)
 		rdma_fail(r, -EIO);
 	rdma_send_control(r);
+}
+
+/*
+ * Take the completion event, arm for the next, then empty the queue: a
+ * completion that came in between is polled here, not lost.
+ */
+static void rdma_progress(struct aifs_rdma *r)
+{
+	struct ibv_cq *cq;
+	void *ctx;
+
+	rdma_take_cm_events(r);
+	if (!ibv_get_cq_event(r->cch, &cq, &ctx)) {
+		ibv_ack_cq_events(cq, 1);
+		if (ibv_req_notify_cq(r->cq, 0))
+			rdma_fail(r, -EIO);
+	}
+	rdma_poll_cq(r);
 }
 
 unsigned int aifs_rdma_poll(struct aifs_rdma *r)
@@ -363,6 +616,85 @@ void aifs_rdma_disconnect(struct aifs_rdma *r)
 	pthread_mutex_unlock(&r->lock);
 }
 
+static int rdma_post_op(struct aifs_rdma *r, struct rdma_op *op,
+			struct aifs_rdma_buf *b, size_t off, u32 len,
+			const struct aifs_rdma_seg *seg, bool to_peer)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)b->data + off,
+		.length = len,
+		.lkey = b->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = OP_TAG | (uintptr_t)op,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = to_peer ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = {
+			.remote_addr = le64_to_cpu(seg->addr),
+			.rkey = le32_to_cpu(seg->rkey),
+		},
+	};
+	struct ibv_send_wr *bad;
+	int err = ibv_post_send(r->id->qp, &wr, &bad);
+
+	if (err) {
+		rdma_fail(r, -err);
+		return -err;
+	}
+	r->nr_ops++;
+	return 0;
+}
+
+/*
+ * Wait a little for an operation to complete, with r->lock held, and take
+ * completions in (the server may have stopped watching a closed
+ * connection).  Past @deadline the connection fails, which flushes what
+ * is in flight.
+ */
+static void rdma_op_wait(struct aifs_rdma *r, s64 deadline)
+{
+	struct timespec ts;
+
+	if (!aifs_ms_left(deadline) && !r->err)
+		rdma_fail(r, -ETIMEDOUT);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_nsec += RDMA_OP_POLL_MS * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&r->op_done, &r->lock, &ts);
+	rdma_poll_cq(r);
+}
+
+int aifs_rdma_transfer(struct aifs_rdma *r, struct aifs_rdma_buf *b,
+		       size_t off, u32 len, const struct aifs_rdma_seg *seg,
+		       bool to_peer, s64 deadline)
+{
+	struct rdma_op op = { 0 };
+	int err;
+
+	if (off + len > AIFS_RDMA_BUF_SIZE || len > le32_to_cpu(seg->len))
+		return -EINVAL;
+	pthread_mutex_lock(&r->lock);
+	for (;;) {
+		err = r->err ? r->err : r->gone ? -ECONNRESET : 0;
+		if (err || r->nr_ops < RDMA_MAX_OPS)
+			break;
+		rdma_op_wait(r, deadline);
+	}
+	if (!err)
+		err = rdma_post_op(r, &op, b, off, len, seg, to_peer);
+	while (!err && !op.done)
+		rdma_op_wait(r, deadline);
+	if (!err)
+		err = op.err;
+	pthread_mutex_unlock(&r->lock);
+	return err;
+}
+
 int aifs_rdma_fd(const struct aifs_rdma *r)
 {
 	return r->cch->fd;
@@ -389,7 +721,8 @@ static int rdma_alloc_slots(u8 **buf, struct ibv_mr **mr, struct ibv_pd *pd,
 static int rdma_setup_recv(struct aifs_rdma *r)
 {
 	struct ibv_context *dev = r->id->verbs;
-	u32 max_send = AIFS_RDMA_MAX_CREDITS + AIFS_RDMA_RESERVE, i;
+	u32 max_send = AIFS_RDMA_MAX_CREDITS + AIFS_RDMA_RESERVE +
+		       RDMA_MAX_OPS, i;
 	struct ibv_qp_init_attr qp = {
 		.qp_type = IBV_QPT_RC,
 		.cap = {
@@ -404,7 +737,17 @@ static int rdma_setup_recv(struct aifs_rdma *r)
 	r->nr_recv = RDMA_CREDITS + AIFS_RDMA_RESERVE;
 	r->rlen = calloc(r->nr_recv, sizeof(*r->rlen));
 	r->ready = calloc(r->nr_recv, sizeof(*r->ready));
-	r->pd = ibv_alloc_pd(dev);
+	/*
+	 * A server's connections share the device's domain (and so its I/O
+	 * buffers), where nothing is registered for remote access; a
+	 * requester, which lends memory, has a domain of its own.
+	 */
+	if (r->ech) {
+		r->pd = ibv_alloc_pd(dev);
+	} else {
+		r->dev = rdma_dev_get(dev);
+		r->pd = r->dev ? r->dev->pd : NULL;
+	}
 	r->cch = ibv_create_comp_channel(dev);
 	if (!r->rlen || !r->ready || !r->pd || !r->cch)
 		return -ENOMEM;
@@ -456,10 +799,15 @@ static struct rdma_conn_param rdma_conn_param(struct aifs_rdma_cm_data *mine)
 	};
 }
 
-void aifs_rdma_close(struct aifs_rdma *r)
+void aifs_rdma_get(struct aifs_rdma *r)
 {
-	if (r->id)
-		rdma_disconnect(r->id);
+	pthread_mutex_lock(&r->lock);
+	r->refs++;
+	pthread_mutex_unlock(&r->lock);
+}
+
+static void rdma_free(struct aifs_rdma *r)
+{
 	if (r->has_qp)
 		rdma_destroy_qp(r->id);
 	if (r->smr)
@@ -470,7 +818,9 @@ void aifs_rdma_close(struct aifs_rdma *r)
 		ibv_destroy_cq(r->cq);
 	if (r->cch)
 		ibv_destroy_comp_channel(r->cch);
-	if (r->pd)
+	if (r->dev)
+		rdma_dev_put(r->dev);
+	else if (r->pd)
 		ibv_dealloc_pd(r->pd);
 	if (r->id)
 		rdma_destroy_id(r->id);
@@ -481,8 +831,29 @@ void aifs_rdma_close(struct aifs_rdma *r)
 	free(r->sfree);
 	free(r->ready);
 	free(r->rlen);
+	pthread_cond_destroy(&r->op_done);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
+}
+
+void aifs_rdma_put(struct aifs_rdma *r)
+{
+	bool last;
+
+	pthread_mutex_lock(&r->lock);
+	last = !--r->refs;
+	pthread_mutex_unlock(&r->lock);
+	if (last)
+		rdma_free(r);
+}
+
+void aifs_rdma_close(struct aifs_rdma *r)
+{
+	pthread_mutex_lock(&r->lock);
+	if (r->id)
+		rdma_disconnect(r->id);
+	pthread_mutex_unlock(&r->lock);
+	aifs_rdma_put(r);
 }
 
 /* ---- requester ---- */
@@ -534,6 +905,8 @@ static int rdma_connect_addr(struct aifs_rdma *r, struct sockaddr *sa,
 	struct rdma_conn_param param = rdma_conn_param(&mine);
 	int ms = aifs_ms_left(deadline), err;
 
+	/* the server RDMA-READs the data of writes: as many as the device takes */
+	param.responder_resources = RDMA_MAX_RESP_RES;
 	if (ms < 0)
 		ms = AIFS_CONNECT_TIMEOUT_MS;
 	if (rdma_resolve_addr(r->id, NULL, sa, ms))
@@ -652,9 +1025,25 @@ void aifs_rdma_listener_close(struct aifs_rdma_listener *l)
 	free(l);
 }
 
+/*
+ * The RDMA READs we may have in flight: what the peer takes (its
+ * responder resources) and the device allows.
+ */
+static u8 rdma_read_depth(struct rdma_cm_id *id, u8 peer_allows)
+{
+	struct ibv_device_attr attr;
+	int max = RDMA_MAX_OPS;
+
+	if (!ibv_query_device(id->verbs, &attr) &&
+	    attr.max_qp_init_rd_atom < max)
+		max = attr.max_qp_init_rd_atom;
+	return peer_allows < max ? peer_allows : max;
+}
+
 /* A connection request: its queue pair, then accept; rejected if bad. */
 static int rdma_take_request(struct rdma_cm_id *id, const void *data, u8 len,
-			     struct aifs_rdma **rdmap, char *name)
+			     u8 read_depth, struct aifs_rdma **rdmap,
+			     char *name)
 {
 	struct aifs_rdma_cm_data mine;
 	struct rdma_conn_param param = rdma_conn_param(&mine);
@@ -669,6 +1058,8 @@ static int rdma_take_request(struct rdma_cm_id *id, const void *data, u8 len,
 	}
 	r->id = id;
 	id->context = r;
+	/* RDMA READs of write data, as many as the requester takes at once */
+	param.initiator_depth = rdma_read_depth(id, read_depth);
 	err = rdma_take_peer(r, data, len);
 	if (!err)
 		err = rdma_setup_recv(r);
@@ -694,7 +1085,7 @@ int aifs_rdma_accept(struct aifs_rdma_listener *l, struct aifs_rdma **rdmap,
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id;
 	struct aifs_rdma *r;
-	u8 len;
+	u8 len, depth;
 
 	while (!rdma_get_cm_event(l->ech, &ev)) {
 		id = ev->id;
@@ -704,8 +1095,11 @@ int aifs_rdma_accept(struct aifs_rdma_listener *l, struct aifs_rdma **rdmap,
 			if (len > sizeof(data))
 				len = sizeof(data);
 			memcpy(&data, ev->param.conn.private_data, len);
+			/* rdma_cm turns the requester's view round to ours */
+			depth = ev->param.conn.initiator_depth;
 			rdma_ack_cm_event(ev);
-			if (!rdma_take_request(id, &data, len, rdmap, name))
+			if (!rdma_take_request(id, &data, len, depth, rdmap,
+					       name))
 				return 0;
 			continue;
 		case RDMA_CM_EVENT_DISCONNECTED:

@@ -94,6 +94,10 @@ extern const char *const aifs_rdma_mode_names[];
  * @reply:       the reply payload, malloc'ed by the handler (or NULL);
  *               the runtime sends and frees it
  * @reply_len:   its length, at most AIFS_MAX_PAYLOAD
+ * @rdma:        the RDMA connection the request came on (NULL: TCP), on
+ *               which a blocking handler may move the request's bulk data
+ *               (aifs/rdma.h: aifs_rdma_transfer()); the request holds a
+ *               reference to it until the reply
  *
  * A handler returns 0 or a negative errno, sent as the reply's status.
  * A blocking handler runs on a worker thread: it must not touch anything
@@ -110,9 +114,12 @@ struct aifs_request {
 	void *data;
 	void *reply;
 	u32 reply_len;
+	struct aifs_rdma *rdma;
 };
 
 typedef int aifs_handler_fn(struct aifs_request *req);
+
+struct aifs_rdma;
 
 /* Run on a worker thread: the handler may block (disk, LMDB, the network). */
 #define AIFS_HANDLER_BLOCKING	0x1U

@@ -157,6 +157,17 @@ u64 aifs_conn_session(const struct aifs_conn *conn);
 /* Close and free; no aifs_call() may be running or start afterwards. */
 void aifs_close(struct aifs_conn *conn);
 
+struct aifs_lent;
+
+/*
+ * Let the server of an RDMA connection read and write @len bytes at @buf
+ * (AIFS_IO_RDMA requests describe them by @seg) until aifs_take_back(),
+ * which must come before @conn is closed.  -EOPNOTSUPP over TCP.
+ */
+int aifs_lend(struct aifs_conn *conn, void *buf, size_t len,
+	      struct aifs_rdma_seg *seg, struct aifs_lent **lentp);
+void aifs_take_back(struct aifs_lent *lent);
+
 /* ---- one call per message (ops.c) ---- */
 
 /*
