@@ -199,25 +199,32 @@ static void aifs_read_zero(struct aifs_read_req *rreq, size_t off,
 	iov_iter_zero(len, &iter);
 }
 
-/* Whether a CHUNK_READ reply adds up for @len bytes at @off of a chunk. */
-static bool aifs_read_rep_ok(const struct aifs_read_req *rreq,
-			     const struct aifs_chunk_read_rep *rep,
-			     u32 off, u32 len)
+/*
+ * The bytes of data a CHUNK_READ reply brought for @len bytes at @off of a
+ * chunk (by RDMA, @rdma: the reply carries none), or -EPROTO when it does
+ * not add up.
+ */
+static int aifs_read_rep_data(const struct aifs_read_req *rreq,
+			      const struct aifs_chunk_read_rep *rep,
+			      u32 off, u32 len, bool rdma)
 {
 	u32 chunk_len = le32_to_cpu(rep->chunk_len);
 	u32 data_len = le32_to_cpu(rep->data_len);
 	u32 want = chunk_len > off ? min(chunk_len - off, len) : 0;
 
 	if (chunk_len > le32_to_cpu(rreq->layout.chunk_size))
-		return false;
+		return -EPROTO;
 	if (chunk_len && !le64_to_cpu(rep->version))
-		return false;
-	return data_len == want;
+		return -EPROTO;
+	if (data_len != (rdma ? 0 : want))
+		return -EPROTO;
+	return want;
 }
 
 /*
  * One CHUNK_READ of @sub, at @off of chunk @index, to @conn: its data
- * lands in the folios, and its holes are zeroed.
+ * lands in the folios (moved there by the server over RDMA when the
+ * connection can lend it the folios), and its holes are zeroed.
  */
 static int aifs_chunk_read(struct aifs_read_sub *sub, struct aifs_conn *conn,
 			   u32 index, u32 off)
@@ -233,19 +240,23 @@ static int aifs_chunk_read(struct aifs_read_sub *sub, struct aifs_conn *conn,
 	u8 head[AIFS_CHUNK_READ_REP_SIZE];
 	u8 wire[AIFS_CHUNK_READ_REQ_SIZE];
 	struct aifs_chunk_read_rep rep;
+	struct aifs_xprt_reg *reg;
 	struct iov_iter data;
-	u32 got = 0;
-	int ret;
+	int ret, got = 0;
 
 	memcpy(req.id.fs_uuid, rreq->fsi->session.fs_uuid, 16);
+	aifs_read_iter(rreq, &data, sub->start, sub->len);
+	reg = aifs_conn_lend(conn, &data, &req.rdma);
+	if (reg)
+		req.flags = cpu_to_le32(AIFS_IO_RDMA);
 	ret = aifs_msg_encode(AIFS_OP_CHUNK_READ, false, wire, sizeof(wire),
 			      &req, sizeof(req), NULL);
-	if (ret < 0)
-		return -EINVAL;
-	aifs_read_iter(rreq, &data, sub->start, sub->len);
-	ret = aifs_conn_call_data(conn, AIFS_OP_CHUNK_READ, wire, sizeof(wire),
-				  head, sizeof(head), &data,
-				  aifs_timeo_jiffies(&rreq->fsi->opts));
+	if (ret >= 0)
+		ret = aifs_conn_call_data(conn, AIFS_OP_CHUNK_READ, wire,
+					  sizeof(wire), head, sizeof(head),
+					  reg ? NULL : &data,
+					  aifs_timeo_jiffies(&rreq->fsi->opts));
+	aifs_conn_take_back(conn, reg);
 	aifs_stats_call(rreq->fsi, AIFS_PEER_DS, AIFS_OP_CHUNK_READ,
 			sizeof(wire), ret);
 	aifs_stat_add(rreq->fsi, AIFS_CHUNK_READ_BYTES, sub->len);
@@ -256,13 +267,17 @@ static int aifs_chunk_read(struct aifs_read_sub *sub, struct aifs_conn *conn,
 	/* the data part is in the folios already: decode the rest */
 	if (aifs_msg_decode_head(AIFS_OP_CHUNK_READ, true, head,
 				 min_t(u32, ret, sizeof(head)), ret, &rep,
-				 sizeof(rep), parts) ||
-	    !aifs_read_rep_ok(rreq, &rep, off, sub->len)) {
+				 sizeof(rep), parts))
+		got = -EPROTO;
+	else
+		got = aifs_read_rep_data(rreq, &rep, off, sub->len, reg);
+	if (got < 0) {
 		pr_warn_ratelimited("malformed CHUNK_READ reply for %lu:%u\n",
 				    rreq->inode->i_ino, index);
 		return -EPROTO;
 	}
-	got = le32_to_cpu(rep.data_len);
+	if (reg)
+		aifs_stat_add(rreq->fsi, AIFS_RDMA_READ_BYTES, got);
 zero:
 	aifs_read_zero(rreq, sub->start + got, sub->len - got);
 	return 0;
@@ -287,9 +302,10 @@ const __le32 *aifs_layout_group(const struct aifs_layout *l, u32 index,
 
 /*
  * The sub-request from each replica of its chunk's group in turn; a mount
- * going away stops the search.
+ * going away stops the search. *@closed: some server closed the
+ * connection.
  */
-static int aifs_read_sub_issue(struct aifs_read_sub *sub)
+static int aifs_read_sub_round(struct aifs_read_sub *sub, bool *closed)
 {
 	struct aifs_read_req *rreq = sub->rreq;
 	const struct aifs_layout *l = &rreq->layout;
@@ -308,6 +324,7 @@ static int aifs_read_sub_issue(struct aifs_read_sub *sub)
 		      aifs_chunk_read(sub, conn, index, off);
 		if (!err || err == -ESHUTDOWN)
 			return err;
+		*closed |= err == -ECONNRESET;
 		/* aifs_data_conn() logs why it has no connection */
 		if (!IS_ERR(conn))
 			pr_warn_ratelimited("chunk %lu:%u from data server %u: %pe\n",
@@ -317,6 +334,21 @@ static int aifs_read_sub_issue(struct aifs_read_sub *sub)
 	pr_warn_ratelimited("no data server answered for chunk %lu:%u (%d)\n",
 			    rreq->inode->i_ino, index, err);
 	return -EIO;
+}
+
+/*
+ * A server that closed the connection (it restarted, or an RDMA device
+ * went away) is connected to again at once, over TCP for transport=auto:
+ * one more round of the group then.
+ */
+static int aifs_read_sub_issue(struct aifs_read_sub *sub)
+{
+	bool closed = false;
+	int err = aifs_read_sub_round(sub, &closed);
+
+	if (err && err != -ESHUTDOWN && closed)
+		err = aifs_read_sub_round(sub, &closed);
+	return err;
 }
 
 static void aifs_read_sub_work(struct work_struct *work)

@@ -784,3 +784,37 @@ int aifs_conn_call_write(struct aifs_conn *conn, u16 opcode,
 	return aifs_conn_do_call(conn, aifs_conn_new_id(), opcode, payload,
 				 len, data, reply, reply_size, NULL, timeout);
 }
+
+/**
+ * aifs_conn_lend - lend the server the pages of a request's data
+ * @conn: the connection the request goes on
+ * @data: page-backed, at most AIFS_DATA_MAX_IO bytes; a destination (a
+ *	read's) or a source (a write's); not advanced
+ * @seg: out: the pages as the request describes them (AIFS_IO_RDMA)
+ *
+ * Return: NULL when the data must go in the stream (TCP, or nothing to
+ * lend with now), else what aifs_conn_take_back() ends once the reply came
+ * or the call failed.
+ */
+struct aifs_xprt_reg *aifs_conn_lend(struct aifs_conn *conn,
+				     const struct iov_iter *data,
+				     struct aifs_rdma_seg *seg)
+{
+	const struct aifs_transport_ops *ops = conn->xprt->ops;
+
+	return ops->register_data ? ops->register_data(conn->xprt, data, seg) :
+				    NULL;
+}
+
+/**
+ * aifs_conn_take_back - end what aifs_conn_lend() lent
+ * @conn: the connection
+ * @reg: its return value; NULL does nothing
+ *
+ * When it returns, the server can no longer reach the pages.
+ */
+void aifs_conn_take_back(struct aifs_conn *conn, struct aifs_xprt_reg *reg)
+{
+	if (reg)
+		conn->xprt->ops->unregister_data(conn->xprt, reg);
+}

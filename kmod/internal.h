@@ -36,6 +36,7 @@ struct task_struct;
 struct writeback_control;
 struct aifs_transport_ops;
 struct aifs_xprt;
+struct aifs_xprt_reg;
 
 #define AIFS_SUPER_MAGIC	0x41494653	/* "AIFS" */
 
@@ -235,6 +236,10 @@ int aifs_conn_call_data(struct aifs_conn *conn, u16 opcode,
 int aifs_conn_call_write(struct aifs_conn *conn, u16 opcode,
 			 const void *payload, u32 len, struct iov_iter *data,
 			 void *reply, u32 reply_size, unsigned long timeout);
+struct aifs_xprt_reg *aifs_conn_lend(struct aifs_conn *conn,
+				     const struct iov_iter *data,
+				     struct aifs_rdma_seg *seg);
+void aifs_conn_take_back(struct aifs_conn *conn, struct aifs_xprt_reg *reg);
 
 /*
  * auth.c
@@ -701,6 +706,8 @@ enum aifs_counter {
 	AIFS_RA_PAGES,		/* pages readahead read into the page cache */
 	AIFS_RA_USED,		/* of those, pages that left it after a read */
 	AIFS_RA_WASTED,		/* and those that left it unread */
+	AIFS_RDMA_READ_BYTES,	/* of CHUNK_READ, bytes servers RDMA-wrote */
+	AIFS_RDMA_WRITE_BYTES,	/* of CHUNK_WRITE, bytes servers RDMA-read */
 	AIFS_NR_COUNTERS,
 };
 

@@ -85,12 +85,12 @@ static void aifs_keepalive(struct work_struct *work)
  */
 static struct aifs_conn *aifs_session_try(struct aifs_fs_info *fsi,
 					  struct fs_context *fc, struct net *net,
+					  const struct aifs_transport_ops *ops,
 					  const struct sockaddr_storage *addr,
 					  struct crypto_shash *hmac,
 					  unsigned long timeout,
 					  struct aifs_handshake *hs)
 {
-	const struct aifs_transport_ops *ops = aifs_transport_get(fsi->transport);
 	struct aifs_session *s = &fsi->session;
 	struct p_log quiet = { .prefix = "aifs" };
 	struct aifs_conn *conn;
@@ -118,13 +118,14 @@ static struct aifs_conn *aifs_session_try(struct aifs_fs_info *fsi,
 }
 
 /*
- * Try each server of the source in order until one accepts and proves the
- * shared secret. A refused authentication ends the search: every server
- * of a file system has the same secret.
+ * Try each server of the source in order, over @ops, until one accepts and
+ * proves the shared secret. A refused authentication ends the search:
+ * every server of a file system has the same secret.
  */
 static struct aifs_conn *aifs_session_dial(struct aifs_fs_info *fsi,
 					   struct fs_context *fc,
 					   struct net *net,
+					   const struct aifs_transport_ops *ops,
 					   unsigned long timeout,
 					   struct aifs_handshake *hs)
 {
@@ -144,8 +145,8 @@ static struct aifs_conn *aifs_session_dial(struct aifs_fs_info *fsi,
 	}
 
 	for (i = 0; i < opts->nr_servers; i++) {
-		conn = aifs_session_try(fsi, fc, net, &opts->servers[i], hmac,
-					timeout, hs);
+		conn = aifs_session_try(fsi, fc, net, ops, &opts->servers[i],
+					hmac, timeout, hs);
 		err = PTR_ERR_OR_ZERO(conn);
 		if (!err || err == -EACCES || err == -ENOMEM)
 			goto out;
@@ -199,7 +200,16 @@ static struct aifs_conn *aifs_session_redial(struct aifs_fs_info *fsi,
 
 	siginitsetinv(&mask, sigmask(SIGKILL));
 	sigprocmask(SIG_BLOCK, &mask, &old);
-	conn = aifs_session_dial(fsi, NULL, s->net, timeout, &hs);
+	conn = aifs_session_dial(fsi, NULL, s->net,
+				 aifs_transport_get(fsi->transport), timeout,
+				 &hs);
+	/*
+	 * transport=auto: RDMA that went away (a device removed) leaves TCP;
+	 * the next redial tries RDMA first again.
+	 */
+	if (IS_ERR(conn) && aifs_transport_fallback(fsi, PTR_ERR(conn)))
+		conn = aifs_session_dial(fsi, NULL, s->net, &aifs_tcp_transport,
+					 timeout, &hs);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (!IS_ERR(conn))
 		aifs_conn_put(aifs_session_install(s, conn, &hs));
@@ -420,11 +430,13 @@ int aifs_session_open(struct aifs_fs_info *fsi, struct fs_context *fc)
 	struct aifs_conn *conn;
 
 	conn = aifs_session_dial(fsi, fc, fc->net_ns,
+				 aifs_transport_get(fsi->transport),
 				 aifs_timeo_jiffies(&fsi->opts), &hs);
 	if (IS_ERR(conn) && aifs_transport_fallback(fsi, PTR_ERR(conn))) {
 		infofc(fc, "transport=auto: no RDMA to the servers, using tcp");
 		fsi->transport = AIFS_TRANSPORT_TCP;
 		conn = aifs_session_dial(fsi, fc, fc->net_ns,
+					 &aifs_tcp_transport,
 					 aifs_timeo_jiffies(&fsi->opts), &hs);
 	}
 	if (IS_ERR(conn))

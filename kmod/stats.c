@@ -91,6 +91,8 @@ static const char *const aifs_counter_names[AIFS_NR_COUNTERS] = {
 	[AIFS_RA_PAGES]		= "readahead_pages",
 	[AIFS_RA_USED]		= "readahead_used",
 	[AIFS_RA_WASTED]	= "readahead_wasted",
+	[AIFS_RDMA_READ_BYTES]	= "rdma_read_bytes",
+	[AIFS_RDMA_WRITE_BYTES]	= "rdma_write_bytes",
 };
 
 static int aifs_stats_emit_peer(char *buf, int len, const char *name,

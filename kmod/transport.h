@@ -6,10 +6,13 @@
  * A transport offers a reliable, ordered byte stream to one server, in the
  * manner of net/9p's struct p9_trans_module: TCP (net_tcp.c) maps it onto
  * a kernel socket; RDMA (net_rdma.c) maps it onto SEND/RECV messages
- * (copying out of its receive buffers) behind the same operations; bulk
- * data moved by the server will add operations of its own. recv() and send() take an
- * iov_iter so that the data of a read goes from the socket straight into
- * the page cache, and that of a write straight from it.
+ * (copying out of its receive buffers) behind the same operations. recv()
+ * and send() take an iov_iter so that the data of a read goes from the
+ * socket straight into the page cache, and that of a write straight from
+ * it. A transport that lets the server move bulk data itself (RDMA WRITE
+ * into the pages of a read, RDMA READ from those of a write) lends it the
+ * pages for the time of one request: register_data() before the request,
+ * unregister_data() after its reply.
  */
 #ifndef _AIFS_TRANSPORT_H
 #define _AIFS_TRANSPORT_H
@@ -19,7 +22,9 @@
 #include <linux/uio.h>
 
 struct net;
+struct aifs_rdma_seg;
 struct aifs_xprt;
+struct aifs_xprt_reg;
 
 /**
  * struct aifs_transport_ops - operations of one kind of transport
@@ -45,7 +50,18 @@ struct aifs_xprt;
  * @shutdown: stop all traffic: a @recv or @send sleeping now or later
  *	returns an error at once. Safe from any context that may sleep, and
  *	more than once.
- * @destroy: free the transport. No @send or @recv may be running.
+ * @destroy: free the transport. No @send or @recv may be running, and no
+ *	registration may be left.
+ * @register_data: NULL for a transport that carries bulk data only in its
+ *	stream (TCP). Else lend the server the pages of @iter (page-backed,
+ *	at most AIFS_DATA_MAX_IO bytes; a destination for a read, a source
+ *	for a write) and describe them in @seg. Returns the registration, or
+ *	NULL when the pages cannot be lent now (every registration in use,
+ *	pages that do not map as one segment, the transport down): their
+ *	data then goes in the stream. May sleep; @iter is not advanced.
+ * @unregister_data: take the pages of @reg back. When it returns, the
+ *	server can no longer reach them and a read's data is visible to the
+ *	CPU. Sleeps, briefly.
  */
 struct aifs_transport_ops {
 	const char *name;
@@ -57,6 +73,11 @@ struct aifs_transport_ops {
 	int (*recv)(struct aifs_xprt *xprt, struct iov_iter *iter);
 	void (*shutdown)(struct aifs_xprt *xprt);
 	void (*destroy)(struct aifs_xprt *xprt);
+	struct aifs_xprt_reg *(*register_data)(struct aifs_xprt *xprt,
+					       const struct iov_iter *iter,
+					       struct aifs_rdma_seg *seg);
+	void (*unregister_data)(struct aifs_xprt *xprt,
+				struct aifs_xprt_reg *reg);
 };
 
 /**

@@ -150,10 +150,24 @@ static int aifs_write_errno(int err)
 	return -EIO;
 }
 
+/* An iterator over the first @len bytes of @wreq's data. */
+static void aifs_write_iter(struct aifs_write_req *wreq, struct iov_iter *iter,
+			    u32 len)
+{
+	if (wreq->dio)
+		aifs_dio_iter(wreq->dio, iter, wreq->pos - wreq->dio->pos, len);
+	else
+		iov_iter_xarray(iter, ITER_SOURCE,
+				&wreq->inode->i_mapping->i_pages, wreq->pos,
+				len);
+}
+
 /*
  * CHUNK_WRITE of @wreq to @conn, as member @first of the chunk's @group
- * of @width: the members after it are the replicas. Zeros of a punch
- * send no data; a primary without the chunk answers them with version 0.
+ * of @width: the members after it are the replicas. The data goes after
+ * the fixed part, or the server RDMA-READs it when the connection can
+ * lend it the pages. Zeros of a punch send no data; a primary without the
+ * chunk answers them with version 0.
  */
 static int aifs_chunk_write(struct aifs_write_req *wreq, struct aifs_conn *conn,
 			    u32 index, const __le32 *group, u32 width,
@@ -178,6 +192,7 @@ static int aifs_chunk_write(struct aifs_write_req *wreq, struct aifs_conn *conn,
 	};
 	u8 wire[AIFS_CHUNK_WRITE_REQ_SIZE];
 	u8 buf[AIFS_CHUNK_REP_SIZE];
+	struct aifs_xprt_reg *reg = NULL;
 	struct aifs_chunk_rep rep;
 	struct iov_iter data;
 	u32 r;
@@ -186,21 +201,23 @@ static int aifs_chunk_write(struct aifs_write_req *wreq, struct aifs_conn *conn,
 	memcpy(req.id.fs_uuid, wreq->fsi->session.fs_uuid, 16);
 	for (r = first + 1; r < width; r++)
 		req.replicas[r - first - 1] = group[r];
+	aifs_write_iter(wreq, &data, data_len);
+	if (data_len)
+		reg = aifs_conn_lend(conn, &data, &req.rdma);
+	if (reg) {
+		req.flags |= cpu_to_le32(AIFS_IO_RDMA);
+		data_len = 0;
+		parts[0].len = 0;
+	}
 	ret = aifs_msg_encode(AIFS_OP_CHUNK_WRITE, false, wire, sizeof(wire),
 			      &req, sizeof(req), parts);
-	if (ret < 0)
-		return -EINVAL;
-	if (wreq->dio)
-		aifs_dio_iter(wreq->dio, &data, wreq->pos - wreq->dio->pos,
-			      data_len);
-	else
-		iov_iter_xarray(&data, ITER_SOURCE,
-				&wreq->inode->i_mapping->i_pages, wreq->pos,
-				data_len);
-	ret = aifs_conn_call_write(conn, AIFS_OP_CHUNK_WRITE, wire,
-				   sizeof(wire), zero ? NULL : &data, buf,
-				   sizeof(buf),
-				   aifs_timeo_jiffies(&wreq->fsi->opts));
+	if (ret >= 0)
+		ret = aifs_conn_call_write(conn, AIFS_OP_CHUNK_WRITE, wire,
+					   sizeof(wire),
+					   data_len ? &data : NULL, buf,
+					   sizeof(buf),
+					   aifs_timeo_jiffies(&wreq->fsi->opts));
+	aifs_conn_take_back(conn, reg);
 	aifs_stats_call(wreq->fsi, AIFS_PEER_DS, AIFS_OP_CHUNK_WRITE,
 			sizeof(wire) + data_len, ret);
 	if (ret < 0)
@@ -212,6 +229,8 @@ static int aifs_chunk_write(struct aifs_write_req *wreq, struct aifs_conn *conn,
 				    wreq->inode->i_ino, index);
 		return -EPROTO;
 	}
+	if (reg)
+		aifs_stat_add(wreq->fsi, AIFS_RDMA_WRITE_BYTES, wreq->len);
 	return 0;
 }
 
@@ -233,7 +252,11 @@ static int aifs_write_try(struct aifs_write_req *wreq, u32 index,
 	}
 }
 
-static int aifs_write_issue(struct aifs_write_req *wreq)
+/*
+ * The write to each member of the chunk's group as primary in turn, while
+ * a failure allows another. *@closed: some server closed the connection.
+ */
+static int aifs_write_round(struct aifs_write_req *wreq, bool *closed)
 {
 	const struct aifs_layout *l = &wreq->layout;
 	u32 index = div_u64(wreq->pos, le32_to_cpu(l->chunk_size));
@@ -248,6 +271,7 @@ static int aifs_write_issue(struct aifs_write_req *wreq)
 			return 0;
 		if (!aifs_write_failover(conn, err))
 			break;
+		*closed |= err == -ECONNRESET;
 		/* aifs_data_conn() logs why it has no connection */
 		if (!IS_ERR(conn))
 			pr_warn_ratelimited("write of chunk %lu:%u to data server %u: %pe\n",
@@ -257,7 +281,18 @@ static int aifs_write_issue(struct aifs_write_req *wreq)
 	}
 	pr_warn_ratelimited("write of chunk %lu:%u failed (%d)\n",
 			    wreq->inode->i_ino, index, err);
-	return aifs_write_errno(err);
+	return err;
+}
+
+/* One more round after a closed connection, as a read does (addr.c). */
+static int aifs_write_issue(struct aifs_write_req *wreq)
+{
+	bool closed = false;
+	int err = aifs_write_round(wreq, &closed);
+
+	if (err && closed)
+		err = aifs_write_round(wreq, &closed);
+	return err ? aifs_write_errno(err) : 0;
 }
 
 /*

@@ -12,10 +12,16 @@ head -c $((48 * MiB + 4321)) /dev/urandom >"$src/f"
 # a file of two copies in one group
 put_file "$src/empty" /f 2
 
-b0=$(aifs_stat "$dir" ds_bytes_sent)
+# data gone to the data servers: in requests, or fetched by their RDMA READs
+sent()
+{
+	echo $(($(aifs_stat "$dir" ds_bytes_sent) + $(aifs_stat "$dir" rdma_write_bytes)))
+}
+
+b0=$(sent)
 (
 	for i in $(seq 1200); do
-		b=$(aifs_stat "$dir" ds_bytes_sent)
+		b=$(sent)
 		[ $((b - b0)) -ge $((8 * MiB)) ] && break
 		sleep 0.05
 	done
