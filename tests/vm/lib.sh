@@ -39,9 +39,12 @@ rdma_setup()
 	[ -e /sys/class/infiniband/rxe0 ] && return
 	modprobe -a rdma_rxe rdma_ucm ib_uverbs ||
 		skip "no Soft-RoCE here (rdma_rxe)"
-	ip link add dummy0 type dummy
-	ip addr add "$AIFS_RDMA_ADDR/24" dev dummy0
-	ip link set dummy0 up
+	# the interface outlives a removed device (tests/vm/rdma/04)
+	if ! ip link show dummy0 >/dev/null 2>&1; then
+		ip link add dummy0 type dummy
+		ip addr add "$AIFS_RDMA_ADDR/24" dev dummy0
+		ip link set dummy0 up
+	fi
 	rdma link add rxe0 type rxe netdev dummy0
 	# The address's GID comes in a little later; before it, connecting
 	# to the address is refused.
@@ -54,12 +57,32 @@ rdma_setup()
 }
 
 # use_rdma: the servers of this test listen on the Soft-RoCE address (for
-# RDMA and TCP), and mount_cluster mounts with transport=rdma.
+# RDMA and TCP), and mounts of them (mount_cluster, with_transport) take
+# transport=rdma.
 use_rdma()
 {
 	rdma_setup
 	AIFS_ADDR=$AIFS_RDMA_ADDR
 	AIFS_MOUNT_TRANSPORT=transport=rdma
+}
+
+# with_transport OPTION...: the OPTIONs as one mount option list, after
+# the test's transport: every mount of the test's own servers takes it,
+# not only mount_cluster's, so that AIFS_VM_TRANSPORT=rdma runs them over
+# RDMA.  An OPTION transport=... comes later and wins.
+with_transport()
+{
+	local IFS=,
+	echo "${AIFS_MOUNT_TRANSPORT:+$AIFS_MOUNT_TRANSPORT${1+,}}$*"
+}
+
+# use_tcp: back to loopback and TCP (Soft-RoCE stays set up), for a test
+# that reaches its servers by a name of loopback (localhost), whatever
+# AIFS_VM_TRANSPORT says.
+use_tcp()
+{
+	AIFS_ADDR=127.0.0.1
+	AIFS_MOUNT_TRANSPORT=
 }
 
 module_refcount()
@@ -127,7 +150,7 @@ stop_servers()
 
 # server_dir PORT [SETTING=VALUE...]: a directory under /tmp with
 # $AIFS_SECRET in a mode 0600 file and a server config listening on
-# 127.0.0.1:PORT; prints its path.
+# $AIFS_ADDR:PORT; prints its path.
 server_dir()
 {
 	local port=$1 dir kv
@@ -162,7 +185,7 @@ run_server()
 }
 
 # start_server PORT [SETTING=VALUE...]: run aifs-echo-server (handshake and
-# PING only) on 127.0.0.1:PORT.  Sets SERVER_PID.
+# PING only) on $AIFS_ADDR:PORT.  Sets SERVER_PID.
 start_server()
 {
 	local dir
@@ -172,7 +195,7 @@ start_server()
 	run_server aifs-echo-server "$dir"
 }
 
-# start_mds PORT [SETTING=VALUE...]: run aifs-mds on 127.0.0.1:PORT on a
+# start_mds PORT [SETTING=VALUE...]: run aifs-mds on $AIFS_ADDR:PORT on a
 # new database under /tmp, formatted first.  Sets SERVER_PID and MDS_DIR.
 start_mds()
 {
@@ -226,9 +249,9 @@ start_cluster()
 # DIR is unmounted when the test exits.
 mount_cluster()
 {
-	local dir=$1 opts=secret=$AIFS_SECRET o
+	local dir=$1 opts
 	shift
-	for o in $AIFS_MOUNT_TRANSPORT "$@"; do opts=$opts,$o; done
+	opts=$(with_transport "secret=$AIFS_SECRET" "$@")
 	load_aifs
 	umount_at_exit "$dir"
 	mkdir -p "$dir"
@@ -312,7 +335,8 @@ remount_after_thaw()
 {
 	thaw_data_servers
 	timeout 120 umount /mnt/a || fail "umount"
-	mount -t aifs -o "secret=$AIFS_SECRET" 127.0.0.1:/ /mnt/a
+	mount -t aifs -o "$(with_transport "secret=$AIFS_SECRET")" \
+		"$AIFS_ADDR:/" /mnt/a
 	cmp "$1" "/mnt/a/$2" || fail "read after the servers resumed"
 }
 

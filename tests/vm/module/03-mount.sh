@@ -3,6 +3,10 @@
 # once, and removes everything at umount.
 . "$AIFS_TOP/tests/vm/lib.sh"
 
+# It checks the default transport, tcp, and transport=auto falling back
+# to it, which needs a guest without an RDMA device.
+[ "${AIFS_VM_TRANSPORT:-tcp}" != rdma ] ||
+	skip "transport=auto falls back to tcp only without Soft-RoCE"
 load_aifs
 mkdir -p /mnt/a /mnt/b
 start_mds 7401

@@ -10,15 +10,15 @@ cycle()
 {
 	local i
 	for i in $(seq "$1"); do
-		mount -t aifs -o secret=$AIFS_SECRET,read_ahead_kb=$((i * 4)) \
-			127.0.0.1:/ /mnt/a
+		mount -t aifs -o "$(with_transport secret=$AIFS_SECRET \
+			read_ahead_kb=$((i * 4)))" "$AIFS_ADDR:/" /mnt/a
 		umount /mnt/a
 	done
 }
 
 expect_no_kmalloc_leak cycle
 
-mount -t aifs -o secret=$AIFS_SECRET 127.0.0.1:/ /mnt/a
+mount -t aifs -o "$(with_transport secret=$AIFS_SECRET)" "$AIFS_ADDR:/" /mnt/a
 [ -d /sys/fs/aifs/aifs-0 ] || fail "ids not reused: $(ls /sys/fs/aifs)"
 umount /mnt/a
 assert_eq "$(module_refcount)" 0 "module refcount"

@@ -4,11 +4,11 @@
 
 load_aifs
 mkdir -p /mnt/a
-opt=secret=$AIFS_SECRET,timeo=20
+opt=$(with_transport secret=$AIFS_SECRET timeo=20)
 
 # Alive: PINGs every timeo/2 (1 s) are answered and close nothing.
 start_mds 7400
-expect_mount ok -o $opt 127.0.0.1:/ /mnt/a
+expect_mount ok -o $opt "$AIFS_ADDR:/" /mnt/a
 dmesg -C
 sleep 4
 dmesg | grep -q "closing the connection" && fail "a live session closed: $(dmesg)"
@@ -17,22 +17,23 @@ dmesg | grep -q "closing the connection" && fail "a live session closed: $(dmesg
 kill -KILL "$SERVER_PID"
 wait "$SERVER_PID" 2>/dev/null || true
 sleep 1
-expect_dmesg "server 127.0.0.1:7400: connection closed by the server \(-ECONNRESET\)"
+expect_dmesg "server $AIFS_ADDR:7400: connection closed by the server \(-ECONNRESET\)"
 umount2 /mnt/a || fail "umount after the server died"
 
 # Alive but mute (stopped) after the mount: a PING times out
 # (timeo/2 + timeo).
 start_mds 7401
-expect_mount ok -o $opt 127.0.0.1:7401:/ /mnt/a
+expect_mount ok -o $opt "$AIFS_ADDR:7401:/" /mnt/a
 kill -STOP "$SERVER_PID"
 dmesg -C
 sleep 5
-expect_dmesg "server 127.0.0.1:7401: no reply in time \(-ETIMEDOUT\)"
+expect_dmesg "server $AIFS_ADDR:7401: no reply in time \(-ETIMEDOUT\)"
 umount2 /mnt/a || fail "umount after the server went mute"
 kill -CONT "$SERVER_PID"
 
 # umount while a PING is outstanding on a mute server: not held up by it.
-expect_mount ok -o secret=$AIFS_SECRET,timeo=60 127.0.0.1:7401:/ /mnt/a
+expect_mount ok -o "$(with_transport secret=$AIFS_SECRET timeo=60)" \
+	"$AIFS_ADDR:7401:/" /mnt/a
 kill -STOP "$SERVER_PID"
 sleep 4	# the first PING went out at 3 s; it would time out at 9 s
 start=$(date +%s%N)
@@ -42,10 +43,12 @@ ms=$((($(date +%s%N) - start) / 1000000))
 kill -CONT "$SERVER_PID"
 
 # A server mute right after the handshake cannot be mounted: looking up
-# the root times out.
+# the root times out. Over TCP whatever AIFS_VM_TRANSPORT says: the fake
+# server speaks TCP only, on 127.0.0.1.
 start_fake_server mute-after-auth 7402
 dmesg -C
-expect_mount ETIMEDOUT -o $opt 127.0.0.1:7402:/ /mnt/a
+expect_mount ETIMEDOUT -o secret=$AIFS_SECRET,timeo=20,transport=tcp \
+	127.0.0.1:7402:/ /mnt/a
 expect_dmesg "server 127.0.0.1:7402: no reply in time \(-ETIMEDOUT\)"
 
 pgrep -x aifs-recv >/dev/null && fail "receiver thread left"

@@ -4,6 +4,8 @@
 
 load_aifs
 mkdir -p /mnt/a
+# TCP whatever AIFS_VM_TRANSPORT says: the fake server speaks TCP only, on
+# 127.0.0.1.
 port=7420
 
 # hostile MODE ERRNO DMESG-REGEX
@@ -13,7 +15,8 @@ hostile()
 	port=$((port + 1))
 	start_fake_server "$mode" $port
 	dmesg -C
-	expect_mount "$errno" -o secret=$AIFS_SECRET,timeo=50 127.0.0.1:$port:/ /mnt/a
+	expect_mount "$errno" -o secret=$AIFS_SECRET,timeo=50,transport=tcp \
+		127.0.0.1:$port:/ /mnt/a
 	expect_dmesg "aifs: server 127.0.0.1:$port:? $msg"
 	kill "$SERVER_PID"
 }

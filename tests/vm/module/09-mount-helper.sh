@@ -3,6 +3,9 @@
 # user; options only mount(8) reads are dropped, per-mount flags applied.
 . "$AIFS_TOP/tests/vm/lib.sh"
 
+# localhost is 127.0.0.1: the MDS listens there, over TCP, whatever
+# AIFS_VM_TRANSPORT says.
+use_tcp
 load_aifs
 start_mds 7400
 ln -sf "$AIFS_BUILD/bin/mount.aifs" /sbin/mount.aifs

@@ -6,7 +6,7 @@ load_aifs
 umount_at_exit /mnt/a
 mkdir -p /mnt/a
 start_mds 7400
-mount -t aifs -o secret=$AIFS_SECRET 127.0.0.1:/ /mnt/a
+mount -t aifs -o "$(with_transport secret=$AIFS_SECRET)" "$AIFS_ADDR:/" /mnt/a
 here=$AIFS_TOP/tests/vm/namespace
 python3 "$here/ops.py" /mnt/a || fail "ops.py"
 

@@ -10,7 +10,8 @@ here=$AIFS_TOP/tests/vm/namespace
 mount -t tmpfs tmpfs /mnt/ref
 for run in "1 attr_timeout=60,dentry_timeout=60" "2 attr_timeout=0,dentry_timeout=0"; do
 	set -- $run
-	mount -t aifs -o secret=$AIFS_SECRET,$2 127.0.0.1:/ /mnt/a
+	mount -t aifs -o "$(with_transport secret=$AIFS_SECRET $2)" \
+		"$AIFS_ADDR:/" /mnt/a
 	mkdir /mnt/a/run$1 /mnt/ref/run$1
 	python3 "$here/differential.py" /mnt/a/run$1 /mnt/ref/run$1 $((1000 + $1)) 400 ||
 		fail "differential run $1 ($2)"

@@ -6,9 +6,9 @@ load_aifs
 umount_at_exit /mnt/a /mnt/b
 mkdir -p /mnt/a /mnt/b
 start_mds 7400
-opt=secret=$AIFS_SECRET,attr_timeout=1,dentry_timeout=1
-mount -t aifs -o $opt 127.0.0.1:/ /mnt/a
-mount -t aifs -o $opt 127.0.0.1:/ /mnt/b
+opt=$(with_transport secret=$AIFS_SECRET attr_timeout=1 dentry_timeout=1)
+mount -t aifs -o $opt "$AIFS_ADDR:/" /mnt/a
+mount -t aifs -o $opt "$AIFS_ADDR:/" /mnt/b
 
 # eventually NAME 'SHELL CONDITION': true within 3 s (timeouts are 1 s)
 eventually()

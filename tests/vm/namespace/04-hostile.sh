@@ -7,7 +7,7 @@ load_aifs
 umount_at_exit /mnt/a /mnt/h
 mkdir -p /mnt/a /mnt/h
 start_mds 7400
-mount -t aifs -o secret=$AIFS_SECRET 127.0.0.1:/ /mnt/a
+mount -t aifs -o "$(with_transport secret=$AIFS_SECRET)" "$AIFS_ADDR:/" /mnt/a
 mkdir /mnt/a/dir
 for i in $(seq 20); do touch /mnt/a/dir/file$i; done
 ln -s target /mnt/a/link
@@ -21,6 +21,9 @@ os.setxattr("/mnt/a/file", "system.posix_acl_access", struct.pack("<I", 2) +
             b"".join(struct.pack("<HHI", t, p, i & 0xffffffff) for t, p, i in e))'
 umount /mnt/a
 
+# The mounts through the proxy stay on TCP whatever AIFS_VM_TRANSPORT
+# says: the proxy speaks TCP only, on 127.0.0.1.
+proxy_opt=secret=$AIFS_SECRET,timeo=50,transport=tcp
 port=7430
 # proxy MODE: a hostile proxy on a new port; sets PROXY_PORT
 proxy()
@@ -28,7 +31,7 @@ proxy()
 	port=$((port + 1))
 	PROXY_PORT=$port
 	start_peer "$AIFS_TOP/tests/vm/namespace/hostile-proxy.py" "$1" $port \
-		7400
+		"$AIFS_ADDR" 7400
 }
 
 # errno of a command run in python: result CODE
@@ -46,14 +49,14 @@ except OSError as e:
 hostile_mount()
 {
 	proxy "$1"
-	expect_mount ok -o secret=$AIFS_SECRET,attr_timeout=0,dentry_timeout=0,timeo=50 \
+	expect_mount ok -o $proxy_opt,attr_timeout=0,dentry_timeout=0 \
 		127.0.0.1:$PROXY_PORT:/ /mnt/h
 }
 
 for mode in root-notype root-ino0; do
 	proxy $mode
 	dmesg -C
-	expect_mount EIO -o secret=$AIFS_SECRET,timeo=50 127.0.0.1:$PROXY_PORT:/ /mnt/h
+	expect_mount EIO -o $proxy_opt 127.0.0.1:$PROXY_PORT:/ /mnt/h
 	expect_dmesg "malformed GETATTR reply"
 done
 
@@ -80,7 +83,7 @@ check acl-perm 'os.getxattr("/mnt/h/file", "system.posix_acl_access")' EIO
 expect_dmesg "malformed ACL of inode"
 
 # the real server still serves, through the same module, cleanly
-mount -t aifs -o secret=$AIFS_SECRET 127.0.0.1:/ /mnt/a
+mount -t aifs -o "$(with_transport secret=$AIFS_SECRET)" "$AIFS_ADDR:/" /mnt/a
 [ "$(ls /mnt/a/dir | wc -l)" = 20 ] || fail "listing after the hostile mounts"
 umount /mnt/a
 stop_servers

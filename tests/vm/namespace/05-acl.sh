@@ -9,7 +9,7 @@ load_aifs
 umount_at_exit /mnt/a /mnt/b
 mkdir -p /mnt/a /mnt/b
 start_mds 7400
-mount -t aifs -o secret=$AIFS_SECRET 127.0.0.1:/ /mnt/a
+mount -t aifs -o "$(with_transport secret=$AIFS_SECRET)" "$AIFS_ADDR:/" /mnt/a
 
 # as UID [GROUP] COMMAND...: run as that user (and supplementary group)
 as()
@@ -79,10 +79,10 @@ acls()
 }
 before=$(acls /mnt/a)
 umount /mnt/a
-mount -t aifs -o secret=$AIFS_SECRET 127.0.0.1:/ /mnt/a
+mount -t aifs -o "$(with_transport secret=$AIFS_SECRET)" "$AIFS_ADDR:/" /mnt/a
 assert_eq "$(acls /mnt/a)" "$before" "ACLs after mounting again"
-mount -t aifs -o secret=$AIFS_SECRET,attr_timeout=0,dentry_timeout=0 \
-	127.0.0.1:/ /mnt/b
+mount -t aifs -o "$(with_transport secret=$AIFS_SECRET attr_timeout=0 \
+	dentry_timeout=0)" "$AIFS_ADDR:/" /mnt/b
 assert_eq "$(acls /mnt/b)" "$before" "ACLs on a second mount"
 as 1000 touch /mnt/b/d/z || fail "named user through the second mount"
 

@@ -7,20 +7,20 @@ load_aifs
 umount_at_exit /mnt/a /mnt/b
 mkdir -p /mnt/a /mnt/b
 start_mds 7400
-opt=secret=$AIFS_SECRET
+opt=$(with_transport secret=$AIFS_SECRET)
 
-mount -t aifs -o $opt 127.0.0.1:/ /mnt/a
+mount -t aifs -o $opt "$AIFS_ADDR:/" /mnt/a
 mkdir /mnt/a/d
 rmdir /mnt/a/d
 umount /mnt/a
 
-mount -t aifs -o $opt 127.0.0.1:/ /mnt/a
+mount -t aifs -o $opt "$AIFS_ADDR:/" /mnt/a
 mkdir /mnt/a/d || fail "mkdir after a remount"
 test -d /mnt/a/d || fail "mkdir after a remount succeeded but made nothing"
 rmdir /mnt/a/d
 
 # Side by side: the second mkdir of one name must see EEXIST.
-mount -t aifs -o $opt 127.0.0.1:/ /mnt/b
+mount -t aifs -o $opt "$AIFS_ADDR:/" /mnt/b
 mkdir /mnt/a/e
 mkdir /mnt/b/e 2>/dev/null && fail "a second mkdir of e succeeded"
 exit 0

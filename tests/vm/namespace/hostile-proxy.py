@@ -3,11 +3,11 @@
 """A hostile metadata server for the namespace: a proxy in front of a real
 aifs-mds that spoils one kind of reply.
 
-Usage: hostile-proxy.py MODE PORT MDS_PORT
+Usage: hostile-proxy.py MODE PORT MDS_HOST MDS_PORT
 
 Listens on 127.0.0.1:PORT, prints "ready", and relays every connection to
-the MDS on 127.0.0.1:MDS_PORT; the handshake passes untouched, so the
-proxy needs no secret.  Replies are rewritten (CRCs recomputed) as MODE
+the MDS at MDS_HOST:MDS_PORT over TCP; the handshake passes untouched, so
+the proxy needs no secret.  Replies are rewritten (CRCs recomputed) as MODE
 says:
 
   root-notype   GETATTR of the root: a mode without a file type
@@ -92,14 +92,15 @@ def spoil(mode, op, status, payload):
 
 
 def main():
-    mode, port, mds_port = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    mode, port = sys.argv[1], int(sys.argv[2])
+    mds_addr = (sys.argv[3], int(sys.argv[4]))
 
     def spoil_frame(f, payload):
         f[4], payload = spoil(mode, f[2], f[4], payload)
         f[3] &= ~FLAG_PAYLOAD_CRC
         return seal(f, payload)
 
-    spoiling_proxy(port, ("127.0.0.1", mds_port), spoil_frame)
+    spoiling_proxy(port, mds_addr, spoil_frame)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,8 @@ umount /mnt/a
 victim_port=$((7400 + victim))
 
 # The victim moves to 127.0.0.2 and keeps announcing 127.0.0.1, where the
-# proxy will listen.
+# proxy will listen: the mounts through it stay on TCP whatever
+# AIFS_VM_TRANSPORT says, as the proxy speaks TCP only.
 vdir=${DS_DIRS[victim]}
 kill -TERM "${DS_PIDS[victim]}"
 wait "${DS_PIDS[victim]}" 2>/dev/null || true
@@ -28,7 +29,7 @@ sed -i 's/^listen_address = .*/listen_address = 127.0.0.2/' "$vdir/server.conf"
 echo "public_address = 127.0.0.1" >>"$vdir/server.conf"
 run_server aifs-ds "$vdir"
 
-mds="-s $MDS_DIR/secret -m 127.0.0.1:7400"
+mds="-s $MDS_DIR/secret -m $AIFS_ADDR:7400"
 up_count()	# N: wait until N data servers are up
 {
 	local i
@@ -68,7 +69,8 @@ check()
 	# let the previous case's burst expire so that this case's shows
 	sleep 6
 	dmesg -C
-	mount -t aifs -o secret=$AIFS_SECRET,timeo=$timeo 127.0.0.1:/ /mnt/a
+	mount -t aifs -o secret=$AIFS_SECRET,timeo=$timeo,transport=tcp \
+		"$AIFS_ADDR:/" /mnt/a
 	assert_eq "$(timeout 120 sha256sum </mnt/a/r3)" "$(sha256sum <"$src/r3")" \
 		"$1: r3"
 	expect_dmesg "$2"

@@ -26,8 +26,8 @@ cycle()
 	# the modules aifs needs stay loaded: insmod alone is enough
 	for i in $(seq "$1"); do
 		insmod "$AIFS_TOP/kmod/aifs.ko"
-		mount -t aifs -o secret=$AIFS_SECRET,read_ahead_kb=$((i % 4 * 64 + 64)) \
-			127.0.0.1:/ /mnt/a
+		mount -t aifs -o "$(with_transport secret=$AIFS_SECRET \
+			read_ahead_kb=$((i % 4 * 64 + 64)))" "$AIFS_ADDR:/" /mnt/a
 		assert_eq "$(piece /mnt/a/f | sha256sum)" "$want" "cycle $i"
 		umount /mnt/a
 		rmmod aifs

@@ -5,7 +5,7 @@
 
 mount_cluster /mnt/a
 dir=$(ls -d /sys/fs/aifs/aifs-*)
-mds=127.0.0.1:$(sed -n 's/^listen_port = //p' "$MDS_DIR/server.conf")
+mds=$AIFS_ADDR:$(sed -n 's/^listen_port = //p' "$MDS_DIR/server.conf")
 src=$(mktemp /tmp/aifs-src.XXXXXX)
 head -c 1048576 /dev/urandom >"$src"
 put_file "$src" /f

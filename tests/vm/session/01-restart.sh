@@ -16,7 +16,7 @@ stat /mnt/a/dir/f1 >/dev/null || fail "stat after the restart"
 touch /mnt/a/dir/f3 || fail "create after the restart"
 [ "$(cat /sys/fs/aifs/aifs-*/session)" != "$session" ] ||
 	fail "still the old session"
-expect_dmesg "server 127.0.0.1:7400: connection closed by the server"
+expect_dmesg "server $AIFS_ADDR:7400: connection closed by the server"
 
 # Again, this time with the keepalive not yet aware: the MDS is killed
 # and back before the mount notices, so the first call meets the dead

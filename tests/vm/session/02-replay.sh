@@ -8,8 +8,11 @@ load_aifs
 umount_at_exit /mnt/a
 mkdir -p /mnt/a
 start_mds 7400
+# The mount stays on TCP whatever AIFS_VM_TRANSPORT says: the proxy speaks
+# TCP only, on 127.0.0.1.
 log=$(mktemp /tmp/aifs-proxy.XXXXXX)
-python3 "$AIFS_TOP/tests/vm/session/cutting-proxy.py" 7 7410 7400 >"$log" 2>&1 &
+python3 "$AIFS_TOP/tests/vm/session/cutting-proxy.py" 7 7410 "$AIFS_ADDR" 7400 \
+	>"$log" 2>&1 &
 AIFS_SERVER_PIDS+=($!)
 for i in $(seq 100); do
 	grep -q ready "$log" && break
@@ -18,7 +21,8 @@ done
 grep -q ready "$log" || fail "proxy did not start: $(cat "$log")"
 
 dmesg -C
-mount -t aifs -o secret=$AIFS_SECRET,timeo=20 127.0.0.1:7410:/ /mnt/a
+mount -t aifs -o secret=$AIFS_SECRET,timeo=20,transport=tcp \
+	127.0.0.1:7410:/ /mnt/a
 # per i: mkdir, exclusive create, rename, and for some unlink and rmdir
 python3 - <<'PY' || fail "a change failed"
 import os

@@ -30,8 +30,8 @@ touch /mnt/a/file
 dmesg -C
 kill_mds STOP
 stat_eio stopped
-expect_dmesg "aifs: server 127.0.0.1:7400 not responding, still trying"
-expect_dmesg "aifs: server 127.0.0.1:7400 not responding, timed out"
+expect_dmesg "aifs: server $AIFS_ADDR:7400 not responding, still trying"
+expect_dmesg "aifs: server $AIFS_ADDR:7400 not responding, timed out"
 
 # Dead: connections are refused at once; each try still waits its timeo.
 kill -CONT "$MDS_PID"

@@ -15,7 +15,7 @@ sleep 7
 kill -0 "$victim" 2>/dev/null || fail "stat on a hard mount returned"
 kill -KILL "$victim"
 gone_within 3 "$victim" || fail "stat survived SIGKILL for 3 s"
-expect_dmesg "aifs: server 127.0.0.1:7400 not responding, still trying"
+expect_dmesg "aifs: server $AIFS_ADDR:7400 not responding, still trying"
 
 # Another waits, and completes when the MDS comes back.
 stat /mnt/a/file >/dev/null &
@@ -25,7 +25,7 @@ kill -0 "$waiter" 2>/dev/null || fail "the second stat returned without a server
 restart_mds
 gone_within 20 "$waiter" || fail "stat still waits 20 s after the restart"
 wait "$waiter" || fail "stat failed after the MDS came back"
-expect_dmesg "aifs: server 127.0.0.1:7400 OK"
+expect_dmesg "aifs: server $AIFS_ADDR:7400 OK"
 
 # A mute server (stopped): the same, through timeouts instead of refusals.
 kill_mds STOP

@@ -8,11 +8,11 @@ must send the request again on a new connection with the same request id
 so that the MDS's reply cache answers it (a second mkdir would be EEXIST,
 a second unlink ENOENT).
 
-Usage: cutting-proxy.py N PORT MDS_PORT
+Usage: cutting-proxy.py N PORT MDS_HOST MDS_PORT
 
 Listens on 127.0.0.1:PORT, prints "ready", relays every connection to the
-MDS on 127.0.0.1:MDS_PORT untouched (the handshake too: no secret needed)
-and prints "cut OPCODE ID" for every reply it drops.
+MDS at MDS_HOST:MDS_PORT over TCP untouched (the handshake too: no secret
+needed) and prints "cut OPCODE ID" for every reply it drops.
 
 Python standard library only.
 """
@@ -65,12 +65,12 @@ def relay(src, dst, replies_from_mds):
 
 
 def main():
-    port, mds_port = int(sys.argv[2]), int(sys.argv[3])
+    port, mds_addr = int(sys.argv[2]), (sys.argv[3], int(sys.argv[4]))
     lsock = listen_loopback(port)
     while True:
         client, _ = lsock.accept()
         try:
-            mds = socket.create_connection(("127.0.0.1", mds_port))
+            mds = socket.create_connection(mds_addr)
         except OSError:
             client.close()
             continue

@@ -19,7 +19,7 @@ add()
 
 get()
 {
-	aifs-put -s "$MDS_DIR/secret" -m 127.0.0.1:7400 -u "$AIFS_FS_UUID" \
+	aifs-put -s "$MDS_DIR/secret" -m "$AIFS_ADDR:7400" -u "$AIFS_FS_UUID" \
 		-g "/$1"
 }
 
@@ -91,7 +91,7 @@ for n in "${names[@]}"; do
 	get "$n" | cmp "$src/$n" - || fail "$n differs on the data servers"
 done
 umount /mnt/a
-mount -t aifs -o secret=$AIFS_SECRET 127.0.0.1:/ /mnt/a
+mount -t aifs -o "$(with_transport secret=$AIFS_SECRET)" "$AIFS_ADDR:/" /mnt/a
 compare "after a remount"
 umount /mnt/a
 rm -rf "$src"

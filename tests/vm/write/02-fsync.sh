@@ -10,7 +10,7 @@ head -c $((10 * MiB + 123)) /dev/urandom >"$src/data"
 
 get()
 {
-	aifs-put -s "$MDS_DIR/secret" -m 127.0.0.1:7400 -u "$AIFS_FS_UUID" \
+	aifs-put -s "$MDS_DIR/secret" -m "$AIFS_ADDR:7400" -u "$AIFS_FS_UUID" \
 		-g "/$1"
 }
 

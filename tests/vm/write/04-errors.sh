@@ -62,7 +62,7 @@ expect_dmesg "write of chunk [0-9]+:[0-9]+ failed"
 
 kill -KILL "${DS_PIDS[2]}" "${DS_PIDS[3]}"
 for i in $(seq 100); do
-	up=$(aifs-put -s "$MDS_DIR/secret" -m 127.0.0.1:7400 -M)
+	up=$(aifs-put -s "$MDS_DIR/secret" -m "$AIFS_ADDR:7400" -M)
 	[ "$up" = 0 ] && break
 	sleep 0.1
 done

@@ -5,7 +5,7 @@
 mount_cluster /mnt/a
 umount_at_exit /mnt/b
 mkdir -p /mnt/b
-mount -t aifs -o secret=$AIFS_SECRET 127.0.0.1:/ /mnt/b
+mount -t aifs -o "$(with_transport secret=$AIFS_SECRET)" "$AIFS_ADDR:/" /mnt/b
 run_fsx two 8 /mnt/a/fsx-two -P /mnt/b/fsx-two
 umount /mnt/b
 umount /mnt/a

@@ -19,7 +19,8 @@ cycle()
 	# the modules aifs needs stay loaded: insmod alone is enough
 	for i in $(seq "$1"); do
 		insmod "$AIFS_TOP/kmod/aifs.ko"
-		mount -t aifs -o secret=$AIFS_SECRET 127.0.0.1:/ /mnt/a
+		mount -t aifs -o "$(with_transport secret=$AIFS_SECRET)" \
+			"$AIFS_ADDR:/" /mnt/a
 		dd if="$src" of=/mnt/a/f bs=64k seek=$((4 * MiB - 256 * 1024)) \
 			oflag=seek_bytes conv=notrunc status=none
 		echo 3 >/proc/sys/vm/drop_caches

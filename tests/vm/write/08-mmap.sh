@@ -16,7 +16,7 @@ writes="$AIFS_TOP/tests/vm/write/mmap-writes.py"
 
 get()
 {
-	aifs-put -s "$MDS_DIR/secret" -m 127.0.0.1:7400 -u "$AIFS_FS_UUID" \
+	aifs-put -s "$MDS_DIR/secret" -m "$AIFS_ADDR:7400" -u "$AIFS_FS_UUID" \
 		-g "/$1"
 }
 
@@ -42,7 +42,7 @@ on_servers()
 new msync $((9 * MiB + 4321))
 new nosync $((9 * MiB + 4321))
 new cut $((4 * MiB + 3 * 4096 + 100))
-mount -t aifs -o secret=$AIFS_SECRET 127.0.0.1:/ /mnt/b
+mount -t aifs -o "$(with_transport secret=$AIFS_SECRET)" "$AIFS_ADDR:/" /mnt/b
 
 python3 "$writes" msync 1 /mnt/a/msync "$src/msync" >"$src/writer.out" &
 writer=$!

@@ -17,7 +17,7 @@ names=()
 
 get()
 {
-	aifs-put -s "$MDS_DIR/secret" -m 127.0.0.1:7400 -u "$AIFS_FS_UUID" \
+	aifs-put -s "$MDS_DIR/secret" -m "$AIFS_ADDR:7400" -u "$AIFS_FS_UUID" \
 		-g "/$1"
 }
 

@@ -14,7 +14,7 @@ MiB=1048576
 mount_cluster /mnt/a
 umount_at_exit /mnt/b
 mkdir -p /mnt/b
-mount -t aifs -o "secret=$AIFS_SECRET" 127.0.0.1:/ /mnt/b
+mount -t aifs -o "$(with_transport secret=$AIFS_SECRET)" "$AIFS_ADDR:/" /mnt/b
 src=$(mktemp -d /tmp/aifs-src.XXXXXX)
 size=$((13 * MiB + 4321))
 head -c $size /dev/urandom >"$src/data"
@@ -77,7 +77,7 @@ run_case()
 		wait ${pids[i]} || fail "$name: writer $i failed"
 	done
 	# what the MDS and the data servers hold, without the kernel
-	aifs-put -s "$MDS_DIR/secret" -m 127.0.0.1:7400 -u "$AIFS_FS_UUID" \
+	aifs-put -s "$MDS_DIR/secret" -m "$AIFS_ADDR:7400" -u "$AIFS_FS_UUID" \
 		-g "/$name" >"$src/servers" || fail "aifs-put -g /$name"
 	if ! cmp "$src/data" "$src/servers"; then
 		echo "$name on the servers: size $(stat -c %s "$src/servers"), want $size"

@@ -9,7 +9,8 @@ mount_cluster /mnt/a attr_timeout=0
 dir=$(ls -d /sys/fs/aifs/aifs-*)	# /mnt/a's, before /mnt/b is there
 umount_at_exit /mnt/b
 mkdir -p /mnt/b
-mount -t aifs -o "secret=$AIFS_SECRET,attr_timeout=0" 127.0.0.1:/ /mnt/b
+mount -t aifs -o "$(with_transport secret=$AIFS_SECRET attr_timeout=0)" \
+	"$AIFS_ADDR:/" /mnt/b
 # security.capability of version 2: CAP_NET_BIND_SERVICE permitted
 cap=0x0000000200040000000000000000000000000000
 as_user() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
