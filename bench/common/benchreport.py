@@ -1,11 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 """What the reports of the guest benchmarks (bench/read/report.py,
-bench/write/report.py) share: the meta file that bench/common/guest.sh
-writes, the systems measured, the host's load, and Markdown tables."""
+bench/write/report.py, bench/transport/report.py) share: the meta file
+that bench/common/guest.sh writes, the systems measured, the host's load,
+and Markdown tables."""
 import os
 import sys
 
-NAMES = {"aifs": "aifs", "nfs": "NFS", "tmpfs": "tmpfs"}
+NAMES = {"aifs": "aifs", "nfs": "NFS", "tmpfs": "tmpfs",
+         "aifs-rdma": "aifs RDMA", "aifs-tcp": "aifs TCP",
+         "nfs-rdma": "NFS RDMA", "nfs-tcp": "NFS TCP"}
+# the systems of a benchmark, in table order, unless it names its own
+SYSTEMS = ("aifs", "nfs", "tmpfs")
 
 
 def ratio(a, b):
@@ -24,26 +29,29 @@ def table(head, rows):
     print()
 
 
-def load_meta(results, bench):
-    """The meta file as a dict, and the systems measured, in table order;
-    exits when the guest stopped before it knew them."""
+def load_meta(results, bench, systems=SYSTEMS):
+    """The meta file as a dict, and those of systems measured, in their
+    order; exits when the guest stopped before it knew them."""
     path = os.path.join(results, "meta")
     meta = dict(line.rstrip("\n").split("=", 1)
                 for line in open(path)) if os.path.exists(path) else {}
     if "systems" not in meta:
         sys.exit("%s: the guest stopped before any run; see %s"
                  % (bench, os.path.join(results, "1.out")))
-    systems = meta["systems"].split()
-    return meta, [s for s in ("aifs", "nfs", "tmpfs") if s in systems]
+    measured = meta["systems"].split()
+    return meta, [s for s in systems if s in measured]
 
 
-def print_conditions(results, meta):
-    """The guest, its kernel, and the host's load while the guest ran
-    (bench/common/host.sh): other guests share the host's CPUs."""
-    print("guest: %s, kernel %s, kernel crc32c: %s; NFS: %s" % (
+def print_conditions(results, meta, systems=SYSTEMS):
+    """The guest, its kernel, how each NFS of systems was mounted, and the
+    host's load while the guest ran (bench/common/host.sh): other guests
+    share the host's CPUs."""
+    nfs = ["%s: %s" % (NAMES[s], meta.get(s + "_opts") or
+                       "not measured (%s)" % meta.get(s + "_missing", "?"))
+           for s in systems if s.startswith("nfs")]
+    print("guest: %s, kernel %s, kernel crc32c: %s; %s" % (
         meta["guest"], meta["kernel"], meta.get("crc32c", "?"),
-        meta.get("nfs_opts") or
-        "not measured (" + meta.get("nfs_missing", "?") + ")"))
+        "; ".join(nfs)))
     path = os.path.join(results, "host-load")
     if os.path.exists(path):
         loads = [line.split() for line in open(path) if line.strip()]

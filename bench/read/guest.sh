@@ -66,12 +66,13 @@ aifs_start()
 	cmp -n $((64 << 20)) "$LOCAL/big" "$AIFS/big" || fail "aifs: big reads back wrong"
 }
 
-# past the grace period before anything is timed; the first 64 MiB,
-# as for aifs: the whole file took more than a minute on a busy host
-nfs_reads_big()
+# NFS at DIR is past the grace period before anything is timed; the
+# first 64 MiB, as for aifs: the whole file took more than a minute on a
+# busy host
+nfs_reads_big()	# DIR
 {
 	local rc=0
-	timeout 120 cmp -n $((64 << 20)) "$LOCAL/big" "$NFS/big" || rc=$?
+	timeout 120 cmp -n $((64 << 20)) "$LOCAL/big" "$1/big" || rc=$?
 	case $rc in
 	0) ;;
 	124) echo "NFS did not read 64 MiB in 120 s"; return 1 ;;
@@ -83,22 +84,8 @@ set_read_ahead()	# SYSTEM KB
 {
 	case $1 in
 	aifs) echo "$2" >"$AIFS_SYS/read_ahead_kb" ;;
-	nfs) echo "$2" >"$NFS_BDI/read_ahead_kb" ;;
+	nfs) echo "$2" >"$(bdi_of nfs)/read_ahead_kb" ;;
 	esac
-}
-
-# fio NAME SECONDS FIO-ARGS...: one cold run, bounded, JSON to NAME.json.
-fio_cold()
-{
-	local name=$1 secs=$2
-	shift 2
-	echo 3 >/proc/sys/vm/drop_caches
-	# fio's --runtime does not count its set-up, which for the small
-	# files is a stat of each (over 100 s for 10,000 files on aifs)
-	timeout $((secs + 600)) fio --output-format=json \
-		--output="$OUT/$name.json" --readonly --ioengine=psync \
-		--runtime="$secs" "$@" >/dev/null || fail "fio $name"
-	say "$name done"
 }
 
 say "data: one file of $SIZE_MIB MiB, $FILES files of $SMALL_SIZE bytes"
@@ -117,8 +104,8 @@ bench_systems ro nfs_reads_big
 # shared host moves the systems of one row together.
 seq_run()	# SYSTEM READ_AHEAD_KB
 {
-	fio_cold "seq-$1-$2" "$SEQ_S" --name=seq --rw=read --bs=1M \
-		--filename="$(root_of "$1")/big"
+	fio_cold "seq-$1-$2" "$SEQ_S" --readonly --name=seq --rw=read \
+		--bs=1M --filename="$(root_of "$1")/big"
 }
 for ra in $RA_KBS; do
 	for sys in ${SYSTEMS% tmpfs}; do
@@ -132,9 +119,10 @@ seq_run tmpfs 0
 for sys in $SYSTEMS; do set_read_ahead "$sys" 8192; done
 for jobs in 1 4; do
 	for sys in $SYSTEMS; do
-		fio_cold "rand-$sys-$jobs" "$RAND_S" --name=rand --rw=randread \
-			--bs=4k --filename="$(root_of "$sys")/big" --time_based \
-			--numjobs="$jobs" --group_reporting --percentile_list=95:99
+		fio_cold "rand-$sys-$jobs" "$RAND_S" --readonly --name=rand \
+			--rw=randread --bs=4k --filename="$(root_of "$sys")/big" \
+			--time_based --numjobs="$jobs" --group_reporting \
+			--percentile_list=95:99
 	done
 done
 # fio stats every file before it starts (as a loader lists its data set),
@@ -142,8 +130,8 @@ done
 # shards, then one per shard
 for sys in $SYSTEMS; do
 	r=$(root_of "$sys")
-	fio_cold "small-$sys-1" "$SMALL_S" --rw=read --bs="$SMALL_SIZE" \
-		--openfiles=1 --file_service_type=sequential \
+	fio_cold "small-$sys-1" "$SMALL_S" --readonly --rw=read \
+		--bs="$SMALL_SIZE" --openfiles=1 --file_service_type=sequential \
 		--name=all --opendir="$r/small"
 done
 for sys in $SYSTEMS; do
@@ -152,8 +140,8 @@ for sys in $SYSTEMS; do
 	for s in $(seq 0 $((SHARDS - 1))); do
 		shards+=(--name="s$s" --opendir="$r/small/s$s")
 	done
-	fio_cold "small-$sys-$SHARDS" "$SMALL_S" --rw=read --bs="$SMALL_SIZE" \
-		--openfiles=1 --file_service_type=sequential --group_reporting \
-		"${shards[@]}"
+	fio_cold "small-$sys-$SHARDS" "$SMALL_S" --readonly --rw=read \
+		--bs="$SMALL_SIZE" --openfiles=1 --file_service_type=sequential \
+		--group_reporting "${shards[@]}"
 done
 say "all done"

@@ -15,14 +15,6 @@ LOCAL=/srv/wb		# tmpfs: NFS's export and the local limit
 . "$AIFS_TOP/bench/common/guest.sh"
 WRITER=$AIFS_TOP/bench/write/writer.py
 
-# past the grace period before anything is timed (the first OPEN for
-# writing waits for it), and writable
-nfs_writes()
-{
-	echo ready >"$NFS/ready" && [ "$(cat "$LOCAL/ready")" = ready ] &&
-		rm "$NFS/ready"
-}
-
 # cpu_snapshot: the guest's CPU time in user space, in the kernel
 # (interrupts included) and idle (I/O wait included), then that of the
 # data servers and of the MDS, in clock ticks
@@ -107,7 +99,7 @@ mount -t tmpfs -o size=$((SIZE_MIB + 256))m tmpfs "$LOCAL"
 bench_load_aifs
 mount_cluster "$AIFS"
 AIFS_SYS=$(ls -d /sys/fs/aifs/aifs-*)
-meta aifs_opts "$(awk -v m="$AIFS" '$2 == m { print $4 }' /proc/mounts)"
+meta aifs_opts "$(mount_opts aifs)"
 say "aifs up"
 bench_systems rw nfs_writes
 
