@@ -117,13 +117,18 @@ nfs_mount()
 			{ echo "nfsd did not open RDMA port 20049"; return 1; }
 		addr=$AIFS_RDMA_ADDR proto=rdma opts=$opts,port=20049
 	fi
+	# a client of its own: nfsd takes the NFS mounts of one host for one
+	# client unless their identifiers differ, and v4.1 client ID
+	# trunking then put a second mount, over another transport, on the
+	# first one's connection
+	modprobe nfs && echo "$1" >/sys/fs/nfs/net/nfs_client/identifier ||
+		{ echo "cannot set the NFS client's identifier"; return 1; }
 	mkdir -p "$dir"
 	umount_at_exit "$dir"
 	timeout 60 mount -t nfs4 -o "$opts,proto=$proto" "$addr:/" "$dir" ||
 		{ echo "mount -t nfs4 -o $opts,proto=$proto failed"; return 1; }
 	got=$(mount_opts "$1")
-	# a mount that joined another transport's NFS client (v4.1 trunking)
-	# would measure that transport
+	# a mount that joined another transport's client measures that one
 	[[ ,$got, == *,proto=$proto,* ]] ||
 		{ echo "mounted with $got, not proto=$proto"; return 1; }
 	"$2" "$dir" || return 1
