@@ -3,6 +3,7 @@
 bench/write/report.py, bench/transport/report.py) share: the meta file
 that bench/common/guest.sh writes, the systems measured, the host's load,
 and Markdown tables."""
+import json
 import os
 import sys
 
@@ -27,6 +28,18 @@ def table(head, rows):
     for row in rows:
         print("| " + " | ".join(row) + " |")
     print()
+
+
+def load_fio(results, name, ddir="read"):
+    """The ddir ("read", "write") results of the first job of fio's
+    NAME.json, or None if the run did not happen."""
+    path = os.path.join(results, name + ".json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        text = f.read()
+    # fio may print notes ("opendir added ...") before the JSON
+    return json.loads(text[text.index("{"):])["jobs"][0][ddir]
 
 
 def load_meta(results, bench, systems=SYSTEMS):

@@ -5,22 +5,11 @@ that bench/read/guest.sh left in one results directory:
 
     bench/read/report.py build/vm-results/read-bench
 """
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "common"))
-from benchreport import NAMES, load_meta, number, print_conditions, ratio, table  # noqa: E402
-
-
-def load(results, name):
-    path = os.path.join(results, name + ".json")
-    if not os.path.exists(path):
-        return None
-    with open(path) as f:
-        text = f.read()
-    # fio may print notes ("opendir added ...") before the JSON
-    return json.loads(text[text.index("{"):])["jobs"][0]["read"]
+from benchreport import NAMES, load_fio, load_meta, number, print_conditions, ratio, table  # noqa: E402
 
 
 def main(results):
@@ -29,7 +18,7 @@ def main(results):
     print_conditions(results, meta)
 
     def cells(metric, names):
-        got = {s: load(results, names(s)) for s in peers}
+        got = {s: load_fio(results, names(s)) for s in peers}
         vals = {s: metric(got[s]) if got[s] else None for s in peers}
         return ([number(vals[s]) for s in peers] +
                 [ratio(vals["aifs"], vals.get("nfs")),
@@ -44,7 +33,7 @@ def main(results):
     for ra in ra_kbs:
         name = lambda s: "seq-%s-%d" % (s, 0 if s == "tmpfs" else ra)
         row = [str(ra)] + cells(lambda r: r["bw_bytes"] / 1e6, name)
-        got = {s: load(results, name(s)) for s in peers}
+        got = {s: load_fio(results, name(s)) for s in peers}
         short = ["%s %d MiB" % (NAMES[s], got[s]["io_bytes"] >> 20)
                  for s in peers if got[s] and
                  got[s]["io_bytes"] < int(meta["size_mib"]) << 20]
@@ -58,7 +47,7 @@ def main(results):
     for jobs in (1, 4):
         row = [str(jobs)] + cells(lambda r: r["iops"], lambda s: "rand-%s-%d" % (s, jobs))
         for s in peers:
-            r = load(results, "rand-%s-%d" % (s, jobs))
+            r = load_fio(results, "rand-%s-%d" % (s, jobs))
             p = r["clat_ns"]["percentile"] if r else {}
             row.append(" / ".join(number(p[q] / 1e3) if q in p else "-"
                                   for q in ("95.000000", "99.000000")))
@@ -73,7 +62,7 @@ def main(results):
         name = lambda s: "small-%s-%d" % (s, jobs)
         row = [str(jobs)] + cells(lambda r: r["bw_bytes"] / size, name)
         for s in peers:
-            r = load(results, name(s))
+            r = load_fio(results, name(s))
             row.append(number(r["bw_bytes"] / 1e6 if r else None))
             if r and r["io_bytes"] < int(meta["files"]) * size:
                 row[-1] += " (%d files: time limit)" % (r["io_bytes"] // size)

@@ -5,28 +5,17 @@ file that bench/transport/guest.sh left in one results directory:
 
     bench/transport/report.py build/vm-results/transport-bench
 """
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "common"))
-from benchreport import NAMES, load_meta, number, print_conditions, ratio, table  # noqa: E402
+from benchreport import NAMES, load_fio, load_meta, number, print_conditions, ratio, table  # noqa: E402
 
 SYSTEMS = ("aifs-rdma", "aifs-tcp", "nfs-rdma", "nfs-tcp", "tmpfs")
 # (numerator, denominator): aifs against NFS on the same transport, what
 # RDMA gives aifs, and aifs over RDMA against the local limit
 RATIOS = (("aifs-rdma", "nfs-rdma"), ("aifs-tcp", "nfs-tcp"),
           ("aifs-rdma", "aifs-tcp"), ("aifs-rdma", "tmpfs"))
-
-
-def load(results, name, ddir):
-    path = os.path.join(results, name + ".json")
-    if not os.path.exists(path):
-        return None
-    with open(path) as f:
-        text = f.read()
-    # fio may print notes before the JSON
-    return json.loads(text[text.index("{"):])["jobs"][0][ddir]
 
 
 def percentile(r, q):
@@ -38,8 +27,9 @@ def rdma_moved(meta, name):
     got = meta.get("rdma_%s-aifs-rdma" % name)
     if got is None:
         return "not run"
-    return ", ".join("%s %s" % (k, v if v == "n/a" else "%.1f MB" % (int(v) / 1e6))
-                     for k, v in (kv.split("=") for kv in got.split()))
+    return ", ".join(
+        "%s %s" % (k, v if v == "n/a" else "%.1f MB" % (int(v) / 1e6))
+        for k, v in (kv.split("=") for kv in got.split()))
 
 
 def main(results):
@@ -57,7 +47,7 @@ def main(results):
     print()
 
     def row(label, name, ddir, metric, ratios=True):
-        got = {s: load(results, "%s-%s" % (name, s), ddir) for s in peers}
+        got = {s: load_fio(results, "%s-%s" % (name, s), ddir) for s in peers}
         vals = {s: metric(got[s]) if got[s] else None for s in peers}
         return [label] + [number(vals[s]) for s in peers] + [
             ratio(vals.get(a), vals.get(b)) if ratios else ""
@@ -83,7 +73,7 @@ def main(results):
     short = []
     for name, ddir in (("seq", "read"), ("write", "write")):
         for s in peers:
-            r = load(results, "%s-%s" % (name, s), ddir)
+            r = load_fio(results, "%s-%s" % (name, s), ddir)
             if r and r["io_bytes"] < size << 20:
                 short.append("%s %s %d MiB" % (NAMES[s], name,
                                                r["io_bytes"] >> 20))
