@@ -72,6 +72,18 @@ static int ds_check_current(struct ds_chunk *c, u64 min_version)
 	return -ESTALE;
 }
 
+/* @buf, encoded to @n bytes (or failed, < 0), becomes the reply. */
+static int ds_reply_take(struct aifs_request *req, u8 *buf, int n)
+{
+	if (n < 0) {
+		free(buf);
+		return n;
+	}
+	req->reply = buf;
+	req->reply_len = n;
+	return 0;
+}
+
 /*
  * The CHUNK_READ reply in @buf, whose @len bytes of data (0: they went by
  * RDMA) are in place after the fixed part; the reply takes @buf.
@@ -87,13 +99,7 @@ static int ds_read_reply(struct aifs_request *req, const struct ds_chunk *c,
 	int n;
 
 	n = aifs_encode_chunk_read_rep(buf, sizeof(rep) + len, &rep, &data);
-	if (n < 0) {
-		free(buf);
-		return n;
-	}
-	req->reply = buf;
-	req->reply_len = n;
-	return 0;
+	return ds_reply_take(req, buf, n);
 }
 
 /* Read the blocks around @len bytes at @offset into @blocks. */
@@ -567,13 +573,7 @@ static int ds_checksum_reply(struct aifs_request *req, struct ds_chunk *c,
 	if (!n)
 		n = aifs_encode_chunk_checksum_rep(buf, sizeof(rep) + count * 4,
 						   &rep, &list);
-	if (n < 0) {
-		free(buf);
-		return n;
-	}
-	req->reply = buf;
-	req->reply_len = n;
-	return 0;
+	return ds_reply_take(req, buf, n);
 }
 
 static int ds_checksum(struct aifs_request *req)
