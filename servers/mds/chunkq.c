@@ -208,14 +208,18 @@ static int drain_connect(struct mds_drainer *d, struct drain_ds *ds,
 /*
  * The data server @id, connected, in @dsp; 1 when nothing is left to do
  * there (retired, or not in the map), -EAGAIN while it is to be left
- * alone (an @urgent job tries any server not offline), or a connection
- * error.
+ * alone (offline, or after a failure), or a connection error.  An
+ * @urgent job tries a server left alone after a failure too, and an
+ * offline one once its pause is over: late heartbeats (a loaded server)
+ * do not stop it serving clients, and a truncation must reach it before
+ * they read past the new size.
  */
 static int drain_reach(struct mds_drainer *d, u32 id, bool urgent,
 		       struct drain_ds **dsp)
 {
 	struct aifs_ds_info info;
 	struct drain_ds *ds;
+	bool paused;
 	int err;
 
 	err = mds_map_get_ds(d->mds, id, &info);
@@ -225,8 +229,9 @@ static int drain_reach(struct mds_drainer *d, u32 id, bool urgent,
 	ds = drain_ds_get(d, id);
 	if (!ds)
 		return -ENOMEM;
-	if (le32_to_cpu(info.state) == AIFS_DS_OFFLINE ||
-	    (!urgent && ds->retry_at > aifs_now_ms()))
+	paused = ds->retry_at > aifs_now_ms();
+	if (le32_to_cpu(info.state) == AIFS_DS_OFFLINE ? !urgent || paused :
+							 !urgent && paused)
 		return -EAGAIN;
 	err = drain_connect(d, ds, &info.addr);
 	if (err) {
