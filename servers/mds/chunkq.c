@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mds.h"
 
@@ -36,6 +37,8 @@
 #define DRAIN_CALL_MS		5000	/* bound on a call to a data server */
 #define DRAIN_BACKOFF_MIN_MS	200
 #define DRAIN_BACKOFF_MAX_MS	5000
+#define DRAIN_URGENT_MS		20000	/* a waiting handler's job: at most */
+#define DRAIN_URGENT_PAUSE_MS	100	/* between its tries */
 
 /* A job of the chunk queue: cut the chunks of @ino to @size bytes. */
 struct mds_chunk_job {
@@ -207,7 +210,7 @@ static int drain_connect(struct mds_drainer *d, struct drain_ds *ds,
 
 /*
  * The data server @id, connected, in @dsp; 1 when nothing is left to do
- * there (retired, or not in the map), -EAGAIN while it is to be left
+ * there (retired, or not in the map), -EHOSTDOWN while it is to be left
  * alone (offline, or after a failure), or a connection error.  An
  * @urgent job tries a server left alone after a failure too, and an
  * offline one once its pause is over: late heartbeats (a loaded server)
@@ -232,7 +235,7 @@ static int drain_reach(struct mds_drainer *d, u32 id, bool urgent,
 	paused = ds->retry_at > aifs_now_ms();
 	if (le32_to_cpu(info.state) == AIFS_DS_OFFLINE ? !urgent || paused :
 							 !urgent && paused)
-		return -EAGAIN;
+		return -EHOSTDOWN;
 	err = drain_connect(d, ds, &info.addr);
 	if (err) {
 		drain_ds_failed(ds, err);
@@ -310,19 +313,27 @@ static int drain_job_on(struct mds_drainer *d, const struct mds_chunk_job *job,
 	return err;
 }
 
-/* Every copy of @job: 0 when all are done. */
+/*
+ * Every copy of @job: 0 when all are done; -ETIMEDOUT when a copy is worth
+ * another try at once (its server did not answer in time, or has an
+ * earlier truncation of the file still to come); else -EAGAIN (later).
+ */
 static int drain_job(struct mds_drainer *d, const struct mds_chunk_job *job,
 		     bool urgent)
 {
 	unsigned int t, n = le16_to_cpu(job->layout.target_count);
-	int err = 0;
+	int err = 0, e;
 
 	if (n > AIFS_LAYOUT_MAX_TARGETS || !job->layout.chunk_size ||
 	    !job->layout.stripe_count)
 		return 0;	/* nothing a server could hold */
-	for (t = 0; t < n; t++)
-		if (drain_job_on(d, job, t, urgent))
+	for (t = 0; t < n; t++) {
+		e = drain_job_on(d, job, t, urgent);
+		if (e == -ETIMEDOUT || e == -EAGAIN)
+			err = -ETIMEDOUT;
+		else if (e && !err)
 			err = -EAGAIN;
+	}
 	return err;
 }
 
@@ -414,22 +425,90 @@ static int drain_read_one(struct mds_drainer *d, u64 num,
 	return err ? err : 1;
 }
 
-/* The jobs handlers wait for, first, even on servers left alone. */
+/*
+ * The jobs of @ino queued up to job @num, oldest first, into @jobs/@nums:
+ * a truncation must be done on a copy before the next one can be.
+ */
+static int drain_read_inode(struct mds_drainer *d, u64 ino, u64 num,
+			    struct mds_chunk_job *jobs, u64 *nums)
+{
+	MDB_val k, v;
+	MDB_cursor *cur;
+	struct mds_txn t;
+	int n = 0, rc, err;
+
+	err = mds_read_begin(d->mds, &t);
+	if (err)
+		return err;
+	err = mds_db_cursor(&t, MDS_DB_CHUNKQ, &cur);
+	if (err)
+		goto out;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
+	     !rc && n < DRAIN_BATCH; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (v.mv_size != sizeof(*jobs) || k.mv_size != sizeof(u64))
+			continue;	/* not ours: --check reports it */
+		memcpy(&nums[n], k.mv_data, sizeof(u64));
+		if (nums[n] > num)
+			break;
+		memcpy(&jobs[n], v.mv_data, sizeof(*jobs));
+		if (jobs[n].ino == ino)
+			n++;
+	}
+	mdb_cursor_close(cur);
+	err = n;
+out:
+	mds_read_end(&t);
+	return err;
+}
+
+/*
+ * Job @num of a waiting handler, with the earlier ones of its inode, on
+ * every copy not offline, even on servers left alone; again while a copy
+ * is worth it, for at most DRAIN_URGENT_MS: a server late under load
+ * must take the cut before the handler answers, or its clients read what
+ * it cut (and the late request cuts what they wrote since).
+ */
+static void drain_urgent_job(struct mds_drainer *d, u64 num)
+{
+	u64 until = aifs_now_ms() + DRAIN_URGENT_MS;
+	struct mds_chunk_job jobs[DRAIN_BATCH], job;
+	struct drain_done done;
+	u64 nums[DRAIN_BATCH];
+	int i, n, err, e;
+
+	if (drain_read_one(d, num, &job) <= 0)
+		return;
+	for (;;) {
+		n = drain_read_inode(d, job.ino, num, jobs, nums);
+		if (n <= 0)
+			return;
+		done.nr = 0;
+		err = 0;
+		for (i = 0; i < n; i++) {
+			e = drain_job(d, &jobs[i], true);
+			if (!e)
+				done.jobs[done.nr++] = nums[i];
+			else if (e == -ETIMEDOUT || !err)
+				err = e;
+		}
+		drain_remove(d, &done);
+		if (err != -ETIMEDOUT || aifs_now_ms() > until)
+			return;
+		usleep(DRAIN_URGENT_PAUSE_MS * 1000);
+	}
+}
+
+/* The jobs handlers wait for, first. */
 static void drain_urgent(struct mds_drainer *d)
 {
-	struct drain_done done = { .nr = 0 };
 	struct drain_waiter *list, *w, *next;
-	struct mds_chunk_job job;
 
 	pthread_mutex_lock(&d->lock);
 	list = d->waiters;
 	d->waiters = NULL;
 	pthread_mutex_unlock(&d->lock);
 	for (w = list; w; w = w->next)
-		if (drain_read_one(d, w->job, &job) > 0 &&
-		    !drain_job(d, &job, true) && done.nr < DRAIN_BATCH)
-			done.jobs[done.nr++] = w->job;
-	drain_remove(d, &done);
+		drain_urgent_job(d, w->job);
 	pthread_mutex_lock(&d->lock);
 	for (w = list; w; w = next) {
 		next = w->next;

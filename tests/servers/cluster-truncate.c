@@ -6,10 +6,13 @@
  * once the replica is back, after new data was written past the new size
  * on the primary.  That late job must cut the returning replica and leave
  * the primary's new data alone: every byte written after the truncate
- * survives, the truncated range reads as zeros.  Then the size flags a
- * client with writes not committed yet sends: CUT cuts at a size above the
- * MDS's, SIZE_GROW only grows.
+ * survives, the truncated range reads as zeros.  A replica too slow for
+ * the MDS's first call (stopped longer than it waits) is cut all the same
+ * before SETATTR answers.  Then the size flags a client with writes not
+ * committed yet sends: CUT cuts at a size above the MDS's, SIZE_GROW only
+ * grows.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +79,43 @@ static void check_chunk0(struct ds_proc *p, u64 ino, const char *old,
 	      p->srv.port, i);
 }
 
+/* Longer than the MDS waits for one call to a data server (5 s). */
+#define SLOW_MS		7000
+
+static void *resume_later(void *arg)
+{
+	struct ds_proc *p = arg;
+
+	test_sleep_ms(SLOW_MS);
+	kill(p->srv.pid, SIGCONT);
+	return NULL;
+}
+
+/*
+ * The replica stopped (alive, but mute) across a truncation: SETATTR
+ * waits for it to come back and take the cut rather than answer with a
+ * copy still holding the cut bytes.
+ */
+static void check_slow_replica(char *old, char *buf)
+{
+	struct ds_proc *replica;
+	struct aifs_layout l;
+	pthread_t thread;
+	u64 ino, start;
+
+	ino = file_of_two_chunks(&l, old);
+	replica = cluster_proc(le32_to_cpu(l.targets[1]));
+	kill(replica->srv.pid, SIGSTOP);
+	CHECK(!pthread_create(&thread, NULL, resume_later, replica), "thread");
+	start = aifs_now_ms();
+	truncate_to(ino, CUT);
+	CHECK(aifs_now_ms() - start >= SLOW_MS - 500,
+	      "SETATTR answered after %llu ms, the replica was stopped",
+	      (unsigned long long)(aifs_now_ms() - start));
+	pthread_join(thread, NULL);
+	check_chunk0(replica, ino, old, NULL, buf);
+}
+
 /* SETATTR of @valid and @size on @ino; the size the MDS answers. */
 static u64 setattr_size(u64 ino, u32 valid, u64 size)
 {
@@ -128,7 +168,8 @@ int main(void)
 	u64 ino;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
-	cluster_setup(2, 2000, "default_replicas = 2\n");
+	/* heartbeats may be late for the stopped replica: not offline */
+	cluster_setup(2, 3 * SLOW_MS, "default_replicas = 2\n");
 
 	/* Both copies up: cut before SETATTR answers, no waiting. */
 	ino = file_of_two_chunks(&l, old);
@@ -165,6 +206,7 @@ int main(void)
 	      "the primary lost chunk 1 written after the truncate");
 	check_chunk0(replica, ino, old, NULL, buf);
 
+	check_slow_replica(old, buf);
 	check_size_flags(old, buf);
 	CHECK(mds_harness_run(&cluster_mds, "--check") == 0, "--check");
 	return test_result();
