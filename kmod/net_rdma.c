@@ -24,6 +24,10 @@
  * pages go back to their owner. A connection has a fixed pool of
  * registrations; when none is free, or the pages do not map as one
  * segment, the data goes through the message buffers instead.
+ *
+ * A device that goes away takes every established transport on it with
+ * it at once (aifs_rdma_detach(), from rdma_cm's DEVICE_REMOVAL): the
+ * removal must not wait for the umount of the mounts using it.
  */
 #define pr_fmt(fmt) "aifs: " fmt
 
