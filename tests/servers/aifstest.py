@@ -180,6 +180,16 @@ class Server:
         with open(self.log_path) as f:
             return f.read()
 
+    def log_says(self, text, timeout):
+        """Whether @text comes in the log within @timeout seconds (×SLOW):
+        a loaded machine runs the server's timers late."""
+        deadline = time.monotonic() + timeout * SLOW
+        while text not in self.log_text():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
     def peer(self, **kw):
         return Peer(self.port, **kw)
 

@@ -71,15 +71,25 @@ static void check_replicated(struct ds_proc *primary, struct ds_proc *replica,
 	      "chunk %u on the replica: %d, %u bytes", index, err, len);
 }
 
+/* Does @arg's server have the id of the map in its ds.id already? */
+static bool id_persisted(void *arg)
+{
+	const struct ds_proc *p = arg;
+	u32 id = map_id(p);
+
+	return id && id == persisted_id(p);
+}
+
 static void test_registered(u32 *ids)
 {
 	int i;
 
 	for (i = 0; i < 2; i++) {
+		/* the map may tell the id before the server wrote it down */
+		CHECK(cluster_wait(id_persisted, &ds_procs[i], 10000),
+		      "ds %d: id %u in the map, %u in ds.id", i,
+		      map_id(&ds_procs[i]), persisted_id(&ds_procs[i]));
 		ids[i] = map_id(&ds_procs[i]);
-		CHECK(ids[i] && ids[i] == persisted_id(&ds_procs[i]),
-		      "ds %d: id %u in the map, %u in ds.id", i, ids[i],
-		      persisted_id(&ds_procs[i]));
 	}
 	CHECK(ids[0] != ids[1], "both servers have id %u", ids[0]);
 	/* Heartbeats keep them up well past the grace period. */
