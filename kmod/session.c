@@ -371,7 +371,7 @@ int aifs_session_call(struct aifs_fs_info *fsi, u16 op, const void *payload,
 	unsigned long timeout, deadline;
 	struct aifs_conn *conn;
 	u32 id = aifs_conn_new_id();
-	bool dialed, lost;
+	bool dialed, lost, spared = false;
 	int ret;
 
 	if (once)
@@ -398,12 +398,19 @@ int aifs_session_call(struct aifs_fs_info *fsi, u16 op, const void *payload,
 		if (tries == 1)
 			return ret;
 		aifs_session_not_responding(s);
-		/* a connection that worked until now: dial again at once */
 		if (IS_ERR(conn) || dialed) {
 			if (time_before(jiffies, deadline))
 				schedule_timeout_killable(deadline - jiffies);
 			if (fatal_signal_pending(current))
 				return -EINTR;
+		} else if (!spared && time_before(jiffies, deadline)) {
+			/*
+			 * A connection that worked until now, lost before our
+			 * timeo was up (the keepalive's PING timed out on it):
+			 * not a try of ours, once per call. Dial again at once.
+			 */
+			spared = true;
+			try--;
 		}
 		if (try >= tries)
 			return aifs_session_give_up(fsi);
