@@ -359,13 +359,13 @@ static int apply_jobs_done(struct mds_txn *t, struct mds_op *op)
 }
 
 /*
- * Up to DRAIN_BATCH jobs from @d->next_job on into @jobs/@nums; the next
- * round starts after them, or from the beginning once at the end.
+ * Up to DRAIN_BATCH jobs numbered @from to @upto, of inode @ino (0: of
+ * any), oldest first, into @jobs/@nums: their count or an error.
  */
-static int drain_read(struct mds_drainer *d, struct mds_chunk_job *jobs,
-		      u64 *nums)
+static int drain_scan(struct mds_drainer *d, u64 from, u64 upto, u64 ino,
+		      struct mds_chunk_job *jobs, u64 *nums)
 {
-	MDB_val k = { sizeof(d->next_job), &d->next_job }, v;
+	MDB_val k = { sizeof(from), &from }, v;
 	MDB_cursor *cur;
 	struct mds_txn t;
 	int n = 0, rc, err;
@@ -380,15 +380,32 @@ static int drain_read(struct mds_drainer *d, struct mds_chunk_job *jobs,
 	     !rc && n < DRAIN_BATCH; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		if (v.mv_size != sizeof(*jobs) || k.mv_size != sizeof(u64))
 			continue;	/* not ours: --check reports it */
+		memcpy(&nums[n], k.mv_data, sizeof(u64));
+		if (nums[n] > upto)
+			break;
 		memcpy(&jobs[n], v.mv_data, sizeof(*jobs));
-		memcpy(&nums[n++], k.mv_data, sizeof(u64));
+		if (!ino || jobs[n].ino == ino)
+			n++;
 	}
 	mdb_cursor_close(cur);
-	d->next_job = n == DRAIN_BATCH ? nums[n - 1] + 1 : 0;
 	err = n;
 out:
 	mds_read_end(&t);
 	return err;
+}
+
+/*
+ * Up to DRAIN_BATCH jobs from @d->next_job on into @jobs/@nums; the next
+ * round starts after them, or from the beginning once at the end.
+ */
+static int drain_read(struct mds_drainer *d, struct mds_chunk_job *jobs,
+		      u64 *nums)
+{
+	int n = drain_scan(d, d->next_job, UINT64_MAX, 0, jobs, nums);
+
+	if (n >= 0)
+		d->next_job = n == DRAIN_BATCH ? nums[n - 1] + 1 : 0;
+	return n;
 }
 
 static void drain_remove(struct mds_drainer *d, struct drain_done *done)
@@ -426,42 +443,6 @@ static int drain_read_one(struct mds_drainer *d, u64 num,
 }
 
 /*
- * The jobs of @ino queued up to job @num, oldest first, into @jobs/@nums:
- * a truncation must be done on a copy before the next one can be.
- */
-static int drain_read_inode(struct mds_drainer *d, u64 ino, u64 num,
-			    struct mds_chunk_job *jobs, u64 *nums)
-{
-	MDB_val k, v;
-	MDB_cursor *cur;
-	struct mds_txn t;
-	int n = 0, rc, err;
-
-	err = mds_read_begin(d->mds, &t);
-	if (err)
-		return err;
-	err = mds_db_cursor(&t, MDS_DB_CHUNKQ, &cur);
-	if (err)
-		goto out;
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
-	     !rc && n < DRAIN_BATCH; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (v.mv_size != sizeof(*jobs) || k.mv_size != sizeof(u64))
-			continue;	/* not ours: --check reports it */
-		memcpy(&nums[n], k.mv_data, sizeof(u64));
-		if (nums[n] > num)
-			break;
-		memcpy(&jobs[n], v.mv_data, sizeof(*jobs));
-		if (jobs[n].ino == ino)
-			n++;
-	}
-	mdb_cursor_close(cur);
-	err = n;
-out:
-	mds_read_end(&t);
-	return err;
-}
-
-/*
  * Job @num of a waiting handler, with the earlier ones of its inode, on
  * every copy not offline, even on servers left alone; again while a copy
  * is worth it, for at most DRAIN_URGENT_MS: a server late under load
@@ -479,7 +460,8 @@ static void drain_urgent_job(struct mds_drainer *d, u64 num)
 	if (drain_read_one(d, num, &job) <= 0)
 		return;
 	for (;;) {
-		n = drain_read_inode(d, job.ino, num, jobs, nums);
+		/* a copy takes truncation f only after f - 1 */
+		n = drain_scan(d, 0, num, job.ino, jobs, nums);
 		if (n <= 0)
 			return;
 		done.nr = 0;
