@@ -56,6 +56,19 @@ rdma_setup()
 	fail "rxe0 has no GID for $AIFS_RDMA_ADDR"
 }
 
+# kernel_rdma_objects: how many queue pairs, CQs, PDs, MRs and rdma_cm ids
+# the kernel holds (restrack shows a kernel owner's name in brackets; the
+# servers' own are not counted, so they may come and go)
+kernel_rdma_objects()
+{
+	local res
+
+	for res in qp cq pd mr cm_id; do
+		echo "$res $(rdma resource show $res 2>/dev/null |
+			grep -c 'comm \[' || true)"
+	done
+}
+
 # use_rdma: the servers of this test listen on the Soft-RoCE address (for
 # RDMA and TCP), and mounts of them (mount_cluster, with_transport) take
 # transport=rdma.
