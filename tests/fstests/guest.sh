@@ -1,7 +1,8 @@
 # In the guest booted by tests/fstests/run: a copy of the fstests tree
 # taught FSTYP=aifs, and the curated tests run on each file system of the
-# job — aifs on a cluster of this guest (start_cluster), kernel NFS v4.2
-# exporting a tmpfs of this guest. fstests' results go to
+# job — aifs on a cluster of this guest (start_cluster; over Soft-RoCE
+# with AIFS_VM_TRANSPORT=rdma), kernel NFS v4.2 over TCP exporting a
+# tmpfs of this guest. fstests' results go to
 # /aifs-results/fstests-FSTYP/, its summary to this test's output.
 . "$AIFS_TOP/tests/vm/lib.sh"
 . "$AIFS_BUILD/fstests/job"
@@ -18,17 +19,17 @@ id 123456-fsgqa >/dev/null 2>&1 || useradd --badname 123456-fsgqa
 mkdir -p /mnt/test /mnt/scratch
 umount_at_exit /mnt/test /mnt/scratch
 
-# local_config FSTYP OPTIONS-VARIABLE OPTIONS: TEST_DEV and SCRATCH_DEV
-# are the directories test and scratch of the server's root
+# local_config FSTYP SERVER OPTIONS-VARIABLE OPTIONS: TEST_DEV and
+# SCRATCH_DEV are the directories test and scratch of SERVER's root
 local_config()
 {
 	cat >"$copy/local.config" <<-CONF
 	export FSTYP=$1
-	export TEST_DEV=127.0.0.1:/test
+	export TEST_DEV=$2:/test
 	export TEST_DIR=/mnt/test
-	export SCRATCH_DEV=127.0.0.1:/scratch
+	export SCRATCH_DEV=$2:/scratch
 	export SCRATCH_MNT=/mnt/scratch
-	export $2="$3"
+	export $3="$4"
 	CONF
 }
 
@@ -37,7 +38,8 @@ setup_aifs()
 	mount_cluster /mnt/scratch
 	mkdir /mnt/scratch/test /mnt/scratch/scratch
 	umount /mnt/scratch
-	local_config aifs AIFS_MOUNT_OPTIONS "-o secret=$AIFS_SECRET"
+	local_config aifs "$AIFS_ADDR" AIFS_MOUNT_OPTIONS \
+		"-o $(with_transport "secret=$AIFS_SECRET")"
 }
 
 # NFS v4.2 only, so neither rpcbind nor the v3 MOUNT protocol is needed;
@@ -56,7 +58,7 @@ setup_nfs()
 	exportfs -ra
 	rpc.mountd -N 2 -N 3 --no-udp
 	rpc.nfsd -N 3 -V 4.2 --no-udp 8
-	local_config nfs NFS_MOUNT_OPTIONS "-o vers=4.2"
+	local_config nfs 127.0.0.1 NFS_MOUNT_OPTIONS "-o vers=4.2"
 }
 
 status=0
