@@ -122,6 +122,8 @@ struct aifs_rdma_buf {
  * @established: connected, the send side set up; under @verbs_sem
  * @detached: the device went away and took everything but the memory of
  *	this struct with it; under @verbs_sem
+ * @dying: aifs_rdma_destroy() tears it down, a removal of the device
+ *	leaves it to that; under @verbs_sem
  * @lock: guards what follows
  * @wait: the receiver and the sender wait here
  * @flow: the credits
@@ -150,6 +152,7 @@ struct aifs_rdma {
 	struct rw_semaphore verbs_sem;
 	bool established;
 	bool detached;
+	bool dying;
 
 	spinlock_t lock;		/* guards what follows */
 	wait_queue_head_t wait;
@@ -261,6 +264,14 @@ static void aifs_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		/* flushed: the end, not an error of its own */
 		aifs_rdma_fail_locked(r, wc->status == IB_WC_WR_FLUSH_ERR ?
 					 0 : -ECONNRESET);
+		goto out;
+	}
+	/* a SEND of the protocol, not a write with immediate, nothing more */
+	if (wc->opcode != IB_WC_RECV || wc->byte_len > AIFS_RDMA_MSG_SIZE ||
+	    wc->wc_flags & (IB_WC_WITH_IMM | IB_WC_WITH_INVALIDATE)) {
+		pr_warn_ratelimited("server %pISpc sent what is not a message\n",
+				    &r->id->route.addr.dst_addr);
+		aifs_rdma_fail_locked(r, -EPROTO);
 		goto out;
 	}
 	ib_dma_sync_single_for_cpu(aifs_rdma_dev(r), b->dma, wc->byte_len,
@@ -681,7 +692,11 @@ static void aifs_rdma_invalidate(struct aifs_rdma *r,
 	ib_dma_unmap_sg(aifs_rdma_dev(r), reg->sg, reg->nents, reg->dir);
 }
 
-/* A detached transport unmapped every registration already. */
+/*
+ * A detached transport unmapped every registration already. The pages go
+ * before the lock does: aifs_rdma_free_regs() takes a registration that
+ * still has pages for one still mapped.
+ */
 static void aifs_rdma_unregister(struct aifs_xprt *xprt,
 				 struct aifs_xprt_reg *reg)
 {
@@ -690,8 +705,8 @@ static void aifs_rdma_unregister(struct aifs_xprt *xprt,
 	down_read(&r->verbs_sem);
 	if (!r->detached)
 		aifs_rdma_invalidate(r, reg);
-	up_read(&r->verbs_sem);
 	aifs_rdma_put_pages(reg);
+	up_read(&r->verbs_sem);
 	aifs_rdma_put_reg(r, reg);
 }
 
@@ -891,11 +906,10 @@ static void aifs_rdma_release(struct aifs_rdma *r)
  * The device goes away (rdma_cm's DEVICE_REMOVAL, from its handler): let
  * go of all of it now, or its removal would wait for the umount. What
  * runs on the transport meanwhile finds it detached and fails. The id
- * goes with the handler's return.
+ * goes with the handler's return. @r->verbs_sem held for writing.
  */
 static void aifs_rdma_detach(struct aifs_rdma *r)
 {
-	down_write(&r->verbs_sem);
 	spin_lock(&r->lock);
 	/* as a closed connection: connect again at once (TCP, for auto) */
 	aifs_rdma_fail_locked(r, -ECONNRESET);
@@ -903,17 +917,25 @@ static void aifs_rdma_detach(struct aifs_rdma *r)
 	wake_up_all(&r->wait);
 	aifs_rdma_release(r);
 	r->detached = true;
-	up_write(&r->verbs_sem);
 	pr_warn("server %pISpc: RDMA device %s removed\n",
 		&r->id->route.addr.dst_addr, dev_name(&r->id->device->dev));
 }
 
-/* The id goes last; destroying it waits for a running event handler. */
+/*
+ * The id goes last; destroying it waits for a running event handler.
+ * Once detached, the id is rdma_cm's and @r may go as soon as the lock
+ * does: aifs_rdma_device_removed() touches nothing of it after.
+ */
 static void aifs_rdma_destroy(struct aifs_xprt *xprt)
 {
 	struct aifs_rdma *r = to_rdma(xprt);
+	bool detached;
 
-	if (!r->detached) {
+	down_write(&r->verbs_sem);
+	detached = r->detached;
+	r->dying = true;
+	up_write(&r->verbs_sem);
+	if (!detached) {
 		aifs_rdma_release(r);
 		rdma_destroy_id(r->id);
 	}
@@ -923,20 +945,21 @@ static void aifs_rdma_destroy(struct aifs_xprt *xprt)
 }
 
 /*
- * An established transport detaches at once; one still connecting fails
- * its connect, which destroys it. Whether it counts as established is
- * decided under @r->verbs_sem, which aifs_rdma_establish() takes to say so.
+ * An established transport detaches at once, unless being destroyed
+ * already; one still connecting fails its connect, which destroys it.
+ * Decided and done under @r->verbs_sem, which aifs_rdma_establish() takes
+ * to say established and aifs_rdma_destroy() to say dying.
  */
 static bool aifs_rdma_device_removed(struct aifs_rdma *r)
 {
-	bool established;
+	bool detach;
 
-	down_read(&r->verbs_sem);
-	established = r->established;
-	up_read(&r->verbs_sem);
-	if (established)
+	down_write(&r->verbs_sem);
+	detach = r->established && !r->dying;
+	if (detach)
 		aifs_rdma_detach(r);
-	return established;
+	up_write(&r->verbs_sem);
+	return detach;
 }
 
 static int aifs_rdma_cm_handler(struct rdma_cm_id *id,

@@ -463,7 +463,13 @@ static void rdma_completed(struct aifs_rdma *r, const struct ibv_wc *wc)
 		r->gone = true;
 	} else if (wc->status != IBV_WC_SUCCESS) {
 		rdma_fail(r, rdma_wc_errno(wc->status));
-	} else if (!(wc->wr_id & SEND_TAG)) {
+	} else if (wc->wr_id & SEND_TAG) {
+		return;
+	} else if (wc->opcode != IBV_WC_RECV ||
+		   wc->wc_flags & (IBV_WC_WITH_IMM | IBV_WC_WITH_INV)) {
+		/* a write with immediate needs no key when empty: not ours */
+		rdma_fail(r, -EPROTO);
+	} else {
 		rdma_received(r, (u32)wc->wr_id, wc->byte_len);
 	}
 }
