@@ -16,6 +16,7 @@
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/ratelimit.h>
 #include <linux/socket.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -293,6 +294,7 @@ struct aifs_session {
 	bool closing;
 	u8 fs_uuid[16];
 	struct delayed_work keepalive;
+	struct ratelimit_state chatter;	/* "not responding" of this mount */
 };
 
 int aifs_session_open(struct aifs_fs_info *fsi, struct fs_context *fc);

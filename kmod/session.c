@@ -277,7 +277,11 @@ static unsigned int aifs_session_tries(struct aifs_fs_info *fsi)
 	return UINT_MAX;
 }
 
-/* Say once per outage, as NFS does, that a call waits for the server. */
+/*
+ * Say once per outage, as NFS does, that a call waits for the server.
+ * Limited per mount, so that a server going up and down for one mount
+ * does not silence the news of another's outage.
+ */
 static void aifs_session_not_responding(struct aifs_session *s)
 {
 	struct sockaddr_storage addr;
@@ -288,9 +292,8 @@ static void aifs_session_not_responding(struct aifs_session *s)
 	s->down = true;
 	addr = s->server;
 	spin_unlock(&s->lock);
-	if (first)
-		pr_warn_ratelimited("server %pISpc not responding, still trying\n",
-				    &addr);
+	if (first && __ratelimit(&s->chatter))
+		pr_warn("server %pISpc not responding, still trying\n", &addr);
 }
 
 /**
@@ -326,7 +329,8 @@ static int aifs_session_give_up(struct aifs_fs_info *fsi)
 	struct sockaddr_storage addr;
 
 	aifs_session_server(fsi, &addr);
-	pr_warn_ratelimited("server %pISpc not responding, timed out\n", &addr);
+	if (__ratelimit(&fsi->session.chatter))
+		pr_warn("server %pISpc not responding, timed out\n", &addr);
 	return -EIO;
 }
 
@@ -451,6 +455,8 @@ int aifs_session_open(struct aifs_fs_info *fsi, struct fs_context *fc)
 
 	mutex_init(&s->connect_lock);
 	spin_lock_init(&s->lock);
+	ratelimit_state_init(&s->chatter, DEFAULT_RATELIMIT_INTERVAL,
+			     DEFAULT_RATELIMIT_BURST);
 	s->net = get_net(fc->net_ns);
 	memcpy(s->fs_uuid, hs.fs_uuid, sizeof(s->fs_uuid));
 	aifs_session_install(s, conn, &hs);
