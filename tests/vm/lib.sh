@@ -415,24 +415,28 @@ settled_kmalloc_objects()
 }
 
 # expect_no_kmalloc_leak CYCLE [N]: "CYCLE N" repeats something N (default
-# 100) times; after a warm-up (caches that grow once), two windows of N
-# cycles must not both grow by 0.6 object per cycle.  /proc/slabinfo counts
-# whole per-CPU slabs as in use, so one window can grow by a slab or two
-# (seen: +144) with nothing leaked; a leak grows in every window.
+# 100) times; after a warm-up (caches that grow once), three windows of N
+# cycles must not all grow by 0.6 object per cycle.  /proc/slabinfo counts
+# whole per-CPU slabs as in use, so a window can grow by a slab or two
+# (seen: +144, and once +208 and +167 in a row on a loaded host) with
+# nothing leaked; a leak grows in every window.
 expect_no_kmalloc_leak()
 {
-	local n=${2:-100} before middle after limit
+	local n=${2:-100} limit last now window grew=0 counts
 
 	limit=$((n * 6 / 10))
 	"$1" 10
-	before=$(settled_kmalloc_objects)
-	"$1" "$n"
-	middle=$(settled_kmalloc_objects)
-	"$1" "$n"
-	after=$(settled_kmalloc_objects)
-	echo "kmalloc objects in use: before $before, after $n cycles $middle, after $((2 * n)) $after"
-	[ $((middle - before)) -lt "$limit" ] || [ $((after - middle)) -lt "$limit" ] ||
-		fail "kmalloc objects grew by $((middle - before)) and $((after - middle))"
+	last=$(settled_kmalloc_objects)
+	counts=$last
+	for window in 1 2 3; do
+		"$1" "$n"
+		now=$(settled_kmalloc_objects)
+		counts+=" $now"
+		[ $((now - last)) -lt "$limit" ] || grew=$((grew + 1))
+		last=$now
+	done
+	echo "kmalloc objects in use: before and after each $n cycles: $counts"
+	[ "$grew" -lt 3 ] || fail "kmalloc objects grew in every window: $counts"
 }
 
 # aifs_stat SYSDIR KEY: one counter of a mount's stats file
