@@ -422,13 +422,13 @@ settled_kmalloc_objects()
 # nothing leaked; a leak grows in every window.
 expect_no_kmalloc_leak()
 {
-	local n=${2:-100} limit last now window grew=0 counts
+	local n=${2:-100} limit last now grew=0 counts
 
 	limit=$((n * 6 / 10))
 	"$1" 10
 	last=$(settled_kmalloc_objects)
 	counts=$last
-	for window in 1 2 3; do
+	for _ in 1 2 3; do
 		"$1" "$n"
 		now=$(settled_kmalloc_objects)
 		counts+=" $now"
