@@ -113,10 +113,21 @@ expect_mount()
 	[ "$got" = "$want" ] || fail "mount $*: got $got, want $want"
 }
 
+# kernel_log_has REGEX: the kernel log matches. The log is read whole
+# first: in "dmesg | grep -q" grep's exit at the first match can kill dmesg
+# with SIGPIPE, and under pipefail a match then reads as none.
+kernel_log_has()
+{
+	local log
+
+	log=$(dmesg)
+	grep -qE -- "$1" <<<"$log"
+}
+
 # expect_dmesg REGEX: the kernel log since the test began matches.
 expect_dmesg()
 {
-	dmesg | grep -qE -- "$1" || fail "kernel log lacks /$1/"
+	kernel_log_has "$1" || fail "kernel log lacks /$1/"
 }
 
 # assert_eq GOT WANT WHAT

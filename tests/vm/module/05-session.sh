@@ -36,7 +36,7 @@ expect_dmesg "aifs: no secret given \(mount.aifs reads /etc/aifs/secret\)"
 dmesg -C
 expect_mount EACCES -o "$(with_transport secret=wrong-but-long-enough)" \
 	"$AIFS_ADDR:7400,$AIFS_ADDR:7401:/" /mnt/a
-dmesg | grep -q 7401 && fail "tried another server after EACCES"
+kernel_log_has 7401 && fail "tried another server after EACCES"
 [ -z "$(ls /sys/fs/aifs)" ] || fail "sysfs left: $(ls /sys/fs/aifs)"
 pgrep -x aifs-recv >/dev/null && fail "receiver thread left"
 assert_eq "$(module_refcount)" 0 "module refcount"

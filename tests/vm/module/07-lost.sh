@@ -11,7 +11,7 @@ start_mds 7400
 expect_mount ok -o $opt "$AIFS_ADDR:/" /mnt/a
 dmesg -C
 sleep 4
-dmesg | grep -q "closing the connection" && fail "a live session closed: $(dmesg)"
+kernel_log_has "closing the connection" && fail "a live session closed: $(dmesg)"
 
 # Killed: the connection ends at once.
 kill -KILL "$SERVER_PID"

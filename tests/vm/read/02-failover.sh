@@ -46,7 +46,7 @@ PY
 umount /mnt/a
 expect_no_oops()
 {
-	! dmesg | grep -qE "BUG:|Oops|WARNING:" || fail "kernel oops or warning"
+	! kernel_log_has "BUG:|Oops|WARNING:" || fail "kernel oops or warning"
 }
 expect_no_oops
 rm -rf "$src"
