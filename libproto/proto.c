@@ -74,6 +74,8 @@ AIFS_SIZE_CHECK(struct aifs_chunk_truncate_req, AIFS_CHUNK_TRUNCATE_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_delete_req, AIFS_CHUNK_DELETE_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_checksum_req, AIFS_CHUNK_CHECKSUM_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_checksum_rep, AIFS_CHUNK_CHECKSUM_REP_SIZE);
+AIFS_SIZE_CHECK(struct aifs_ds_scrub_req, AIFS_DS_SCRUB_REQ_SIZE);
+AIFS_SIZE_CHECK(struct aifs_ds_scrub_rep, AIFS_DS_SCRUB_REP_SIZE);
 
 #define AIFS_NSEC_PER_SEC	1000000000U
 
@@ -957,6 +959,9 @@ static const struct aifs_op_desc {
 	[AIFS_OP_CHUNK_FORWARD] = { "CHUNK_FORWARD", WRITE_REQ, CHUNK_REP },
 	[AIFS_OP_DS_STATFS] = { "DS_STATFS", EMPTY,
 		MSG0(struct aifs_statfs_rep, NULL) },
+	[AIFS_OP_DS_SCRUB] = { "DS_SCRUB",
+		MSG0(struct aifs_ds_scrub_req, NULL),
+		MSG0(struct aifs_ds_scrub_rep, NULL) },
 #undef AIFS_PART
 #undef MSG0
 #undef MSG1

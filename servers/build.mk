@@ -2,7 +2,7 @@
 # the test programs built on it (tests/servers: run by 'make test-servers').
 LIBSERVER := $(BUILD)/lib/libaifsserver.a
 LIBSERVER_SRCS := $(addprefix servers/common/,log.c config.c loop.c tcp.c rdma.c \
-	peer.c handshake.c workers.c server.c program.c)
+	peer.c handshake.c workers.c server.c program.c fail.c)
 LIBSERVER_CFLAGS := -Iservers/common/include $(LIBAIFS_CFLAGS)
 # Link a server with: $(LIBSERVER) $(LIBAIFS) $(LIBPROTO) $(LIBSERVER_LIBS)
 LIBSERVER_LIBS := -linih -lsystemd $(LIBAIFS_LIBS)
@@ -49,7 +49,7 @@ $(foreach t,$(SERVER_TESTS),$(eval $(call SERVER_TEST_RULE,$(t))))
 
 # aifs-ds, the data server (servers/ds; Documentation/ds.md).
 DS_SRCS := $(addprefix servers/ds/,main.c identity.c store.c crc.c block.c \
-	io.c replicate.c resync.c statfs.c mds_link.c)
+	io.c replicate.c resync.c scrub.c statfs.c mds_link.c)
 USER_PROGS += $(BIN)/aifs-ds
 
 $(DS_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBSERVER_CFLAGS)
@@ -72,7 +72,7 @@ $(BIN)/aifs-mds: $(MDS_SRCS:%.c=$(BUILD)/obj/%.o) $(SERVER_LINK)
 
 # The aifs-ds tests (tests/servers/ds-*.c), each with the shared harness.
 DS_TESTS := $(addprefix $(SERVER_TEST_DIR)/,ds-io ds-replication ds-integrity \
-	ds-enospc ds-forward ds-punch ds-rdma)
+	ds-enospc ds-forward ds-punch ds-rdma ds-scrub ds-fail)
 USER_PROGS += $(DS_TESTS)
 
 $(DS_TESTS): $(SERVER_TEST_DIR)/%: $(BUILD)/obj/tests/servers/%.o \

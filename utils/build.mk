@@ -21,3 +21,12 @@ $(BUILD)/obj/utils/mount/%.o: private USER_CFLAGS += $(LIBAIFS_CFLAGS)
 $(BIN)/mount.aifs: $(BUILD)/obj/utils/mount/mount_aifs.o $(LIBAIFS) $(LIBPROTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS)
+
+# aifs, the administration command.
+USER_PROGS += $(BIN)/aifs
+
+$(BUILD)/obj/utils/aifs/%.o: private USER_CFLAGS += $(LIBAIFS_CFLAGS)
+
+$(BIN)/aifs: $(BUILD)/obj/utils/aifs/aifs.o $(LIBAIFS) $(LIBPROTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS)

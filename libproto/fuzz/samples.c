@@ -48,6 +48,8 @@ union aifs_sample_fixed {
 	struct aifs_chunk_delete_req chunk_delete_req;
 	struct aifs_chunk_checksum_req chunk_checksum_req;
 	struct aifs_chunk_checksum_rep chunk_checksum_rep;
+	struct aifs_ds_scrub_req ds_scrub_req;
+	struct aifs_ds_scrub_rep ds_scrub_rep;
 };
 
 /* Long enough for the largest part of any message. */
@@ -417,6 +419,15 @@ static void aifs_sample_other(u16 op, bool reply, bool max,
 	case AIFS_OP_DS_STATFS * 2 + 1:
 		f->statfs_rep.total_bytes = cpu_to_le64(1ULL << 40);
 		f->statfs_rep.bsize = cpu_to_le32(AIFS_BLOCK_SIZE);
+		break;
+	case AIFS_OP_DS_SCRUB * 2:
+		f->ds_scrub_req.flags = cpu_to_le32(AIFS_SCRUB_START);
+		break;
+	case AIFS_OP_DS_SCRUB * 2 + 1:
+		f->ds_scrub_rep.running = cpu_to_le32(1);
+		f->ds_scrub_rep.rate_mib = cpu_to_le32(32);
+		f->ds_scrub_rep.pass_total = cpu_to_le64(1000);
+		f->ds_scrub_rep.bytes = cpu_to_le64(1ULL << 30);
 		break;
 	}
 }

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "aifs/fail.h"
 #include "aifs/libaifs.h"
 #include "aifs/loop.h"
 #include "aifs/server.h"

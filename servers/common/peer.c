@@ -310,7 +310,8 @@ void aifs_peer_complete(struct aifs_job *job)
 	u32 status = peer_job_status(job);
 
 	peer->inflight--;
-	if (peer->state == AIFS_PEER_READY) {
+	if (peer->state == AIFS_PEER_READY &&
+	    !aifs_fail(AIFS_FAIL_REPLY_DROP, req->opcode, NULL)) {
 		aifs_peer_reply(peer, req->opcode, req->request_id, status,
 				req->reply, req->reply_len);
 		req->reply = NULL;

@@ -29,6 +29,23 @@ static int server_ping(struct aifs_request *req)
 	return req->payload_len ? -EINVAL : 0;
 }
 
+/* FAIL_SET: the payload is a spec of aifs/fail.h, without its NUL. */
+static int server_fail_set(struct aifs_request *req)
+{
+	char spec[1024], why[128];
+
+	if (req->payload_len >= sizeof(spec) ||
+	    memchr(req->payload, '\0', req->payload_len))
+		return -EINVAL;
+	memcpy(spec, req->payload, req->payload_len);
+	spec[req->payload_len] = '\0';
+	if (aifs_fail_set(spec, why, sizeof(why))) {
+		aifs_warn("FAIL_SET refused: %s", why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 void aifs_server_peer_gone(struct aifs_server *srv)
 {
 	if (srv->stopping && !srv->nr_peers)
@@ -229,7 +246,13 @@ int aifs_server_create(const struct aifs_server_config *cfg, void *data,
 	srv->sigfd = -1;
 	aifs_list_init(&srv->peers);
 	srv->handlers[AIFS_OP_PING] = (struct aifs_handler){ server_ping, 0 };
+	if (cfg->fault_injection)
+		srv->handlers[AIFS_OP_FAIL_SET] =
+			(struct aifs_handler){ server_fail_set, 0 };
 
+	err = aifs_fail_setup_from_env();
+	if (err)
+		goto fail;
 	err = aifs_secret_load(&srv->secret, cfg->secret_file, why, sizeof(why));
 	if (err) {
 		aifs_err("%s", why);

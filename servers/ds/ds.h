@@ -42,6 +42,8 @@ struct ds_config {
 	int replica_timeout_ms;
 	int peer_retry_ms;
 	int drain;		/* the MDS places no new files here */
+	int scrub_rate_mib;	/* 0: no scrub */
+	int scrub_interval_s;
 };
 
 /* What ds.id in the data directory holds. */
@@ -73,6 +75,7 @@ struct ds_lock_stripe {
 
 struct ds_peers;
 struct ds_resync;
+struct ds_scrub;
 struct ds_mds_link;
 
 struct ds {
@@ -88,6 +91,7 @@ struct ds {
 	struct ds_lock_stripe locks[DS_LOCK_STRIPES];
 	struct ds_peers *peers;
 	struct ds_resync *resync;
+	struct ds_scrub *scrub;
 	struct ds_mds_link *mds;
 };
 
@@ -141,6 +145,11 @@ int ds_crcs_load(struct ds_chunk *c, u32 first, u32 n, u32 *crcs);
 int ds_crcs_store(struct ds_chunk *c, u32 first, u32 n, const u32 *crcs);
 int ds_chunk_sync(struct ds_chunk *c);
 int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags);
+
+/* Called per chunk stored; a non-zero return ends the walk with it. */
+typedef int ds_chunk_fn(struct ds *ds, const struct aifs_chunk_id *id,
+			void *arg);
+int ds_store_walk(struct ds *ds, ds_chunk_fn *fn, void *arg);
 void ds_fence_lock(struct ds *ds, u64 ino, struct ds_lock *lock);
 int ds_fence_load(struct ds *ds, u64 ino, u32 *fence);
 int ds_fence_store(struct ds *ds, u64 ino, u32 fence);
@@ -177,6 +186,12 @@ int ds_forward(struct ds *ds, const struct aifs_chunk_write_req *req,
 int ds_resync_start(struct ds *ds);
 void ds_resync_stop(struct ds *ds);
 void ds_resync_queue(struct ds *ds, const struct ds_chunk *c, u64 min_version);
+void ds_resync_counts(struct ds *ds, u64 *resynced, u64 *failed);
+
+/* scrub.c */
+int ds_scrub_start(struct ds *ds);
+void ds_scrub_stop(struct ds *ds);
+int ds_scrub_register(struct aifs_server *srv);
 
 /* statfs.c */
 int ds_capacity(struct ds *ds, struct aifs_statfs_rep *rep);

@@ -193,6 +193,8 @@ static int ds_read(struct aifs_request *req)
 
 	err = aifs_decode_chunk_read_req(req->payload, req->payload_len, &r,
 					 NULL);
+	if (!err)
+		err = aifs_fail_errno(AIFS_FAIL_DS_READ_ERROR, req->opcode);
 	if (err)
 		return err;
 	/* RDMA asked for on a connection that is not RDMA */
@@ -397,6 +399,9 @@ static int ds_write_op(struct aifs_request *req, bool primary,
 	struct ds_chunk c;
 	int err;
 
+	err = aifs_fail_errno(AIFS_FAIL_DS_WRITE_ERROR, req->opcode);
+	if (err)
+		return err;
 	err = ds_write_begin(req, primary, &r, &data, &rdma_buf, &lock, &c);
 	if (err == -ENOENT && primary && ds_write_zero(&r)) {
 		/* zeros of a hole: nothing to number or forward */
@@ -406,6 +411,8 @@ static int ds_write_op(struct aifs_request *req, bool primary,
 		err = apply(req, &r, &data, &c);
 		/* A stale placeholder stays: it tells readers to go elsewhere. */
 		ds_io_end(&c, &lock, err == -ESTALE ? 0 : err);
+		if (!err)
+			aifs_fail_crash(AIFS_FAIL_DS_WRITE_CRASH, req->opcode);
 	}
 	if (rdma_buf)
 		aifs_rdma_buf_put(rdma_buf);

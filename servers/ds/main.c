@@ -30,6 +30,10 @@ static const struct aifs_setting ds_settings[] = {
 			 "1000", 0, 600000),
 	AIFS_SETTING_ENUM("drain", struct ds_config, drain, "no",
 			  aifs_setting_bool_names),
+	AIFS_SETTING_INT("scrub_rate_mib", struct ds_config, scrub_rate_mib,
+			 "32", 0, 1000000),
+	AIFS_SETTING_INT("scrub_interval_s", struct ds_config,
+			 scrub_interval_s, "604800", 1, 315360000),
 	{ 0 }
 };
 
@@ -50,7 +54,8 @@ static void ds_usage(const char *prog)
 	       "  -h, --help         this text\n"
 	       "Settings of ds.conf besides the common ones of every server:\n"
 	       "  data_dir, fs_uuid, direct_io, ds_id, mds, peers,\n"
-	       "  public_address, replica_timeout_ms, peer_retry_ms, drain\n"
+	       "  public_address, replica_timeout_ms, peer_retry_ms, drain,\n"
+	       "  scrub_rate_mib, scrub_interval_s\n"
 	       "(Documentation/ds.md explains each; SIGHUP reads drain again).\n",
 	       prog, DS_CONFIG_PATH);
 }
@@ -116,13 +121,18 @@ static int ds_serve(struct ds *ds)
 	if (!err)
 		err = ds_statfs_register(srv);
 	if (!err)
+		err = ds_scrub_register(srv);
+	if (!err)
 		err = ds_resync_start(ds);
+	if (!err)
+		err = ds_scrub_start(ds);
 	if (!err)
 		err = ds_mds_start(ds);
 	if (!err)
 		err = aifs_server_run(srv);
 	ds_mds_stop(ds);
 	aifs_server_destroy(srv);
+	ds_scrub_stop(ds);
 	ds_resync_stop(ds);
 	return err;
 }

@@ -47,7 +47,19 @@ struct ds_resync {
 	struct ds_resync_job *running;
 	u32 nr;
 	bool stop;
+	u64 resynced;		/* chunks made whole */
+	u64 failed;		/* chunks no peer could make whole */
 };
+
+void ds_resync_counts(struct ds *ds, u64 *resynced, u64 *failed)
+{
+	struct ds_resync *rs = ds->resync;
+
+	pthread_mutex_lock(&rs->lock);
+	*resynced = rs->resynced;
+	*failed = rs->failed;
+	pthread_mutex_unlock(&rs->lock);
+}
 
 static bool ds_resync_queued(struct ds_resync *rs,
 			     const struct aifs_chunk_id *id)
@@ -228,7 +240,8 @@ static int ds_resync_from(struct ds *ds, const struct ds_resync_job *job,
 	return err;
 }
 
-static void ds_resync_run(struct ds *ds, const struct ds_resync_job *job)
+/* Whether the chunk of @job is whole again. */
+static bool ds_resync_run(struct ds *ds, const struct ds_resync_job *job)
 {
 	char name[64];
 	u32 i;
@@ -243,12 +256,13 @@ static void ds_resync_run(struct ds *ds, const struct ds_resync_job *job)
 		if (!err) {
 			aifs_info("%s: resynced from ds %u", name,
 				  job->peers[i]);
-			return;
+			return true;
 		}
 		aifs_warn("%s: cannot resync from ds %u: %s", name,
 			  job->peers[i], strerror(-err));
 	}
 	aifs_err("%s: still stale: no peer had a good copy", name);
+	return false;
 }
 
 static void *ds_resync_thread(void *arg)
@@ -256,6 +270,7 @@ static void *ds_resync_thread(void *arg)
 	struct ds *ds = arg;
 	struct ds_resync *rs = ds->resync;
 	struct ds_resync_job *job;
+	bool whole;
 
 	pthread_mutex_lock(&rs->lock);
 	while (!rs->stop) {
@@ -269,8 +284,10 @@ static void *ds_resync_thread(void *arg)
 			rs->tail = &rs->head;
 		rs->running = job;
 		pthread_mutex_unlock(&rs->lock);
-		ds_resync_run(ds, job);
+		whole = ds_resync_run(ds, job);
 		pthread_mutex_lock(&rs->lock);
+		rs->resynced += whole;
+		rs->failed += !whole;
 		rs->running = NULL;
 		free(job);
 		rs->nr--;

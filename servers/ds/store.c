@@ -454,20 +454,32 @@ int ds_fence_store(struct ds *ds, u64 ino, u32 fence)
 	return err;
 }
 
-/* Whether data file @name of inode @ino goes with a CHUNK_DELETE. */
-static bool ds_delete_match(const char *name, u64 ino, u32 index, u32 flags,
-			    struct aifs_chunk_id *id)
+/* Whether @name is a chunk's file name followed by @suffix: its id. */
+static bool ds_chunk_name(const char *name, const char *suffix,
+			  struct aifs_chunk_id *id)
 {
 	unsigned long long n_ino;
 	unsigned int n_index, n_frag;
 	int end = 0;
 
 	if (sscanf(name, "%16llx.%8x.%2x%n", &n_ino, &n_index, &n_frag,
-		   &end) != 3 || name[end] || n_ino != ino)
+		   &end) != 3 || strcmp(name + end, suffix))
 		return false;
 	id->ino = cpu_to_le64(n_ino);
 	id->index = cpu_to_le32(n_index);
 	id->fragment = cpu_to_le16(n_frag);
+	return true;
+}
+
+/* Whether data file @name of inode @ino goes with a CHUNK_DELETE. */
+static bool ds_delete_match(const char *name, u64 ino, u32 index, u32 flags,
+			    struct aifs_chunk_id *id)
+{
+	u32 n_index;
+
+	if (!ds_chunk_name(name, "", id) || le64_to_cpu(id->ino) != ino)
+		return false;
+	n_index = le32_to_cpu(id->index);
 	if (flags & AIFS_DELETE_INODE)
 		return true;
 	if (flags & AIFS_DELETE_FROM)
@@ -509,31 +521,49 @@ int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags)
 	return 0;
 }
 
-/* Chunks stored: sidecars under chunks/<h1>/<h2>/, counted at start. */
-static long long ds_count_dir(const char *path, int depth)
+/* The chunks under chunks/<h1>/<h2>/ of @path at @depth: see ds_store_walk. */
+static int ds_walk_dir(struct ds *ds, const char *path, int depth,
+		       ds_chunk_fn *fn, void *arg)
 {
+	struct aifs_chunk_id id = { 0 };
 	char sub[PATH_MAX];
-	long long n = 0;
 	struct dirent *de;
-	size_t len;
+	int ret = 0;
 	DIR *d;
 
+	memcpy(id.fs_uuid, ds->ident.fs_uuid, sizeof(id.fs_uuid));
 	d = opendir(path);
 	if (!d)
 		return 0;
-	while ((de = readdir(d))) {
+	while (!ret && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		len = strlen(de->d_name);
 		if (depth < 2) {
 			snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-			n += ds_count_dir(sub, depth + 1);
-		} else if (len > 5 && !strcmp(de->d_name + len - 5, ".meta")) {
-			n++;
+			ret = ds_walk_dir(ds, sub, depth + 1, fn, arg);
+		} else if (ds_chunk_name(de->d_name, ".meta", &id)) {
+			ret = fn(ds, &id, arg);
 		}
 	}
 	closedir(d);
-	return n;
+	return ret;
+}
+
+int ds_store_walk(struct ds *ds, ds_chunk_fn *fn, void *arg)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/chunks", ds->cfg.data_dir);
+	return ds_walk_dir(ds, path, 0, fn, arg);
+}
+
+static int ds_count_one(struct ds *ds, const struct aifs_chunk_id *id,
+			void *arg)
+{
+	(void)ds;
+	(void)id;
+	++*(long long *)arg;
+	return 0;
 }
 
 /* O_DIRECT where the file system of data_dir has it (tmpfs has not). */
@@ -561,6 +591,7 @@ int ds_store_init(struct ds *ds)
 {
 	static const u8 zeros[DS_BLOCK_SIZE];
 	char path[PATH_MAX];
+	long long nr = 0;
 	int i;
 
 	for (i = 0; i < DS_LOCK_STRIPES; i++) {
@@ -574,7 +605,8 @@ int ds_store_init(struct ds *ds)
 		aifs_err("%s: %m", path);
 		return -errno;
 	}
-	atomic_store(&ds->nr_chunks, ds_count_dir(path, 0));
+	ds_store_walk(ds, ds_count_one, &nr);
+	atomic_store(&ds->nr_chunks, nr);
 	aifs_info("%s: %lld chunks%s", ds->cfg.data_dir,
 		  (long long)atomic_load(&ds->nr_chunks),
 		  ds->direct_io ? ", O_DIRECT" : "");

@@ -177,6 +177,7 @@ static void writer_commit(struct mds *mds, struct aifs_list *batch)
 	else
 		mdb_txn_abort(t.txn);
 	if (!err) {
+		aifs_fail_crash(AIFS_FAIL_MDS_COMMIT_CRASH, 0);
 		aifs_server_set_map_epoch(mds->srv, mds->super.map_epoch);
 		if (mds->chunkq_queued)
 			mds_drain_kick(mds);

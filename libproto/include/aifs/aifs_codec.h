@@ -348,6 +348,8 @@ AIFS_MSG_CODEC(chunk_checksum_rep, AIFS_OP_CHUNK_CHECKSUM, true,
 AIFS_MSG_CODEC(chunk_forward_req, AIFS_OP_CHUNK_FORWARD, false, chunk_write_req)
 AIFS_MSG_CODEC(chunk_forward_rep, AIFS_OP_CHUNK_FORWARD, true, chunk_rep)
 AIFS_MSG_CODEC(ds_statfs_rep, AIFS_OP_DS_STATFS, true, statfs_rep)
+AIFS_MSG_CODEC(ds_scrub_req, AIFS_OP_DS_SCRUB, false, ds_scrub_req)
+AIFS_MSG_CODEC(ds_scrub_rep, AIFS_OP_DS_SCRUB, true, ds_scrub_rep)
 
 /* Reading the parts of a decoded message. */
 

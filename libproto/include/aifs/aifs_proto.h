@@ -27,7 +27,8 @@
  *      DS statfs on the data servers.  Before its release: AIFS_DS_DRAIN,
  *      and DS_HEARTBEAT's reserved field became its flags; the
  *      reserved fields of CHUNK_TRUNCATE and CHUNK_DELETE became @fence;
- *      AIFS_IO_ZERO (a CHUNK_WRITE of zeros with no data: hole punching).
+ *      AIFS_IO_ZERO (a CHUNK_WRITE of zeros with no data: hole punching);
+ *      FAIL_SET (fault injection) and DS_SCRUB.
  */
 #ifndef AIFS_PROTO_H
 #define AIFS_PROTO_H
@@ -178,6 +179,7 @@ enum aifs_opcode {
 	AIFS_OP_HELLO		= 1,
 	AIFS_OP_AUTH		= 2,
 	AIFS_OP_PING		= 3,	/* liveness; empty payload both ways */
+	AIFS_OP_FAIL_SET	= 4,	/* arm fault injection points (servers/common/include/aifs/fail.h) */
 
 	AIFS_OP_LOOKUP		= 16,
 	AIFS_OP_GETATTR		= 17,
@@ -213,6 +215,7 @@ enum aifs_opcode {
 	AIFS_OP_CHUNK_CHECKSUM	= 68,
 	AIFS_OP_CHUNK_FORWARD	= 69,	/* primary -> replica write */
 	AIFS_OP_DS_STATFS	= 70,
+	AIFS_OP_DS_SCRUB	= 71,	/* start a scrub pass, or ask how it goes */
 };
 
 /* Who is connecting, in HELLO. */
@@ -1301,5 +1304,52 @@ struct aifs_chunk_checksum_rep {
 };
 
 #define AIFS_CHUNK_CHECKSUM_REP_SIZE 24
+
+/* DS_SCRUB flags */
+#define AIFS_SCRUB_START	0x1U	/* begin a pass now, unless one runs */
+
+/**
+ * struct aifs_ds_scrub_req - DS_SCRUB
+ * @flags:    AIFS_SCRUB_*; 0 only asks
+ * @reserved: zero
+ */
+struct aifs_ds_scrub_req {
+	__le32 flags;
+	__le32 reserved;
+};
+
+#define AIFS_DS_SCRUB_REQ_SIZE	8
+
+/**
+ * struct aifs_ds_scrub_rep - a data server's scrub, as it stands
+ * @running:       1 while a pass runs
+ * @rate_mib:      its bound in MiB/s (0: no scrub)
+ * @passes:        passes ended since the server started
+ * @started:       when the current or last pass began (Unix seconds; 0: none)
+ * @finished:      when the last pass ended (0: none)
+ * @pass_chunks:   chunks the current (or last) pass has verified
+ * @pass_total:    chunks stored when it began
+ * @chunks:        chunks verified since the server started
+ * @bytes:         bytes verified since the server started
+ * @bad:           damaged chunks scrub found since the server started
+ * @resynced:      chunks made whole from a peer (repairs and catch-ups)
+ * @resync_failed: chunks no peer could make whole (left stale)
+ */
+struct aifs_ds_scrub_rep {
+	__le32 running;
+	__le32 rate_mib;
+	__le64 passes;
+	__le64 started;
+	__le64 finished;
+	__le64 pass_chunks;
+	__le64 pass_total;
+	__le64 chunks;
+	__le64 bytes;
+	__le64 bad;
+	__le64 resynced;
+	__le64 resync_failed;
+};
+
+#define AIFS_DS_SCRUB_REP_SIZE	88
 
 #endif /* AIFS_PROTO_H */

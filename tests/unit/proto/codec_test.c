@@ -7,7 +7,7 @@
 #include "samples.h"
 #include "test.h"
 
-#define NR_KNOWN_OPS	35
+#define NR_KNOWN_OPS	36
 
 static u8 *buf, *buf2;
 static union {

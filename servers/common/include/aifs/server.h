@@ -23,6 +23,7 @@
 
 #include "aifs/aifs_codec.h"
 #include "aifs/config.h"
+#include "aifs/fail.h"
 #include "aifs/log.h"
 
 /* What every server's config holds (the rows of AIFS_SERVER_SETTINGS). */
@@ -39,6 +40,7 @@ struct aifs_server_config {
 	int io_timeout;
 	int handshake_timeout;
 	int log_level;
+	int fault_injection;		/* bool: FAIL_SET honoured */
 };
 
 /*
@@ -79,7 +81,9 @@ extern const char *const aifs_rdma_mode_names[];
 	AIFS_SETTING_INT("handshake_timeout", T, m.handshake_timeout, \
 			 "10", 1, 3600),				\
 	AIFS_SETTING_ENUM("log_level", T, m.log_level, "info",	\
-			  aifs_log_level_names)
+			  aifs_log_level_names),			\
+	AIFS_SETTING_ENUM("fault_injection", T, m.fault_injection, "no", \
+			  aifs_setting_bool_names)
 
 /**
  * struct aifs_request - one request, as a handler sees it

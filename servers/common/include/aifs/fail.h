@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Fault injection, in the manner of Lustre's fail_loc: named points in the
+ * code that, once armed, fail on purpose (drop a reply, delay a request,
+ * fail an I/O, crash between a commit and its acknowledgement), so that
+ * tests can reach the recovery paths at a chosen moment.
+ *
+ * Points are armed by a spec, "POINT[:key=N]...[,POINT...]" with keys
+ *
+ *	times=N   fire N times, then disarm (default 1; 0: every time)
+ *	after=N   let the first N hits pass (default 0)
+ *	value=N   the point's argument: an errno, milliseconds (see below)
+ *	opcode=N  fire only for requests of this opcode (default: any)
+ *
+ * and "POINT:off" disarms one. A spec comes from the environment variable
+ * AIFS_FAIL when the server starts, or at run time from a FAIL_SET
+ * request, which a server honours only with "fault_injection = yes".
+ */
+#ifndef AIFS_FAIL_H
+#define AIFS_FAIL_H
+
+#include <stdbool.h>
+
+#include <stddef.h>
+
+#include "aifs/aifs_codec.h"
+
+enum aifs_fail_point {
+	/* The reply to a request is not sent (value: unused). */
+	AIFS_FAIL_REPLY_DROP,
+	/* A request waits value ms (1000) on its worker before its handler. */
+	AIFS_FAIL_REQUEST_DELAY,
+	/* aifs-ds: a chunk write fails with errno value (EIO), nothing written. */
+	AIFS_FAIL_DS_WRITE_ERROR,
+	/* aifs-ds: the server dies once a chunk write is durable, unanswered. */
+	AIFS_FAIL_DS_WRITE_CRASH,
+	/* aifs-ds: a chunk read fails with errno value (EIO). */
+	AIFS_FAIL_DS_READ_ERROR,
+	/* aifs-mds: the server dies once a batch is committed, unanswered. */
+	AIFS_FAIL_MDS_COMMIT_CRASH,
+	AIFS_FAIL_NR_POINTS
+};
+
+/*
+ * Whether @point fires now for a request of @opcode (0: not a request);
+ * its value in *@value. Cheap while nothing is armed.
+ */
+bool aifs_fail(enum aifs_fail_point point, u16 opcode, u32 *value);
+
+/* The errno @point fails with when it fires (its value, EIO by default). */
+int aifs_fail_errno(enum aifs_fail_point point, u16 opcode);
+
+/* When @point fires: log it and die by SIGKILL, as a power cut would. */
+void aifs_fail_crash(enum aifs_fail_point point, u16 opcode);
+
+/*
+ * Arm or disarm points by @spec (see above): 0, or -EINVAL with @why
+ * filled and nothing changed.
+ */
+int aifs_fail_set(const char *spec, char *why, size_t why_len);
+
+/* Arm the points of $AIFS_FAIL, if set; a bad spec is -EINVAL, logged. */
+int aifs_fail_setup_from_env(void);
+
+#endif
