@@ -40,6 +40,7 @@
  */
 #define pr_fmt(fmt) "aifs: " fmt
 
+#include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -300,12 +301,48 @@ const __le32 *aifs_layout_group(const struct aifs_layout *l, u32 index,
 	return &l->targets[index % stripes * *width];
 }
 
+/* Pause between rounds while a group's servers answer ESTALE. */
+#define AIFS_STALE_PAUSE_MS	100
+
+/**
+ * aifs_io_again - whether a failed round of an I/O goes again
+ * @fsi: the mount
+ * @rounds: how the rounds went; its flags are reset for the next one
+ *
+ * Once more at once after a server closed the connection (it restarted,
+ * or an RDMA device went away: over TCP then, for transport=auto); and
+ * while a server answers ESTALE, after a pause, until timeo has passed
+ * since the first round: a server back from a failure catches up before
+ * it serves, and a server that lost touch with the MDS stops serving
+ * until it is back in touch, and neither is an error of the application.
+ *
+ * Return: true for another round.
+ */
+bool aifs_io_again(struct aifs_fs_info *fsi, struct aifs_io_rounds *rounds)
+{
+	bool closed = rounds->closed, stale = rounds->stale;
+
+	rounds->closed = false;
+	rounds->stale = false;
+	if (READ_ONCE(fsi->data.closing))
+		return false;
+	if (closed && !rounds->reconnected) {
+		rounds->reconnected = true;
+		return true;
+	}
+	if (!stale || time_after(jiffies, rounds->start +
+				 aifs_timeo_jiffies(&fsi->opts)))
+		return false;
+	msleep(AIFS_STALE_PAUSE_MS);
+	return true;
+}
+
 /*
  * The sub-request from each replica of its chunk's group in turn; a mount
- * going away stops the search. *@closed: some server closed the
- * connection.
+ * going away stops the search. @rounds: what the servers said.
  */
-static int aifs_read_sub_round(struct aifs_read_sub *sub, bool *closed)
+static int aifs_read_sub_round(struct aifs_read_sub *sub,
+			       struct aifs_io_rounds *rounds)
 {
 	struct aifs_read_req *rreq = sub->rreq;
 	const struct aifs_layout *l = &rreq->layout;
@@ -324,7 +361,8 @@ static int aifs_read_sub_round(struct aifs_read_sub *sub, bool *closed)
 		      aifs_chunk_read(sub, conn, index, off);
 		if (!err || err == -ESHUTDOWN)
 			return err;
-		*closed |= err == -ECONNRESET;
+		rounds->closed |= err == -ECONNRESET;
+		rounds->stale |= err == -ESTALE;
 		/* aifs_data_conn() logs why it has no connection */
 		if (!IS_ERR(conn))
 			pr_warn_ratelimited("chunk %lu:%u from data server %u: %pe\n",
@@ -336,18 +374,16 @@ static int aifs_read_sub_round(struct aifs_read_sub *sub, bool *closed)
 	return -EIO;
 }
 
-/*
- * A server that closed the connection (it restarted, or an RDMA device
- * went away) is connected to again at once, over TCP for transport=auto:
- * one more round of the group then.
- */
+/* Rounds of the group while aifs_io_again() says so. */
 static int aifs_read_sub_issue(struct aifs_read_sub *sub)
 {
-	bool closed = false;
-	int err = aifs_read_sub_round(sub, &closed);
+	struct aifs_io_rounds rounds = { .start = jiffies };
+	int err;
 
-	if (err && err != -ESHUTDOWN && closed)
-		err = aifs_read_sub_round(sub, &closed);
+	do
+		err = aifs_read_sub_round(sub, &rounds);
+	while (err && err != -ESHUTDOWN &&
+	       aifs_io_again(sub->rreq->fsi, &rounds));
 	return err;
 }
 

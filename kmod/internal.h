@@ -420,6 +420,24 @@ int aifs_layout_get(struct inode *inode, struct aifs_layout *layout);
 const __le32 *aifs_layout_group(const struct aifs_layout *l, u32 index,
 				u32 *width);
 u32 aifs_io_piece(const struct aifs_layout *l, loff_t pos, size_t left);
+
+/**
+ * struct aifs_io_rounds - how the rounds of an I/O over a chunk's group went
+ * @start: jiffies of the first round
+ * @closed: a server closed the connection in the last round
+ * @stale: a server answered ESTALE in the last round: it is up but does
+ *	not serve yet (its copy is being resynced, or it is SYNCING or lost
+ *	its lease from the MDS: Documentation/ds.md)
+ * @reconnected: the round after a closed connection was had
+ */
+struct aifs_io_rounds {
+	unsigned long start;
+	bool closed;
+	bool stale;
+	bool reconnected;
+};
+
+bool aifs_io_again(struct aifs_fs_info *fsi, struct aifs_io_rounds *rounds);
 int aifs_read_direct(struct inode *inode, struct aifs_dio *dio);
 
 /*

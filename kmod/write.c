@@ -254,9 +254,10 @@ static int aifs_write_try(struct aifs_write_req *wreq, u32 index,
 
 /*
  * The write to each member of the chunk's group as primary in turn, while
- * a failure allows another. *@closed: some server closed the connection.
+ * a failure allows another. @rounds: what the servers said.
  */
-static int aifs_write_round(struct aifs_write_req *wreq, bool *closed)
+static int aifs_write_round(struct aifs_write_req *wreq,
+			    struct aifs_io_rounds *rounds)
 {
 	const struct aifs_layout *l = &wreq->layout;
 	u32 index = div_u64(wreq->pos, le32_to_cpu(l->chunk_size));
@@ -271,7 +272,8 @@ static int aifs_write_round(struct aifs_write_req *wreq, bool *closed)
 			return 0;
 		if (!aifs_write_failover(conn, err))
 			break;
-		*closed |= err == -ECONNRESET;
+		rounds->closed |= err == -ECONNRESET;
+		rounds->stale |= err == -ESTALE;
 		/* aifs_data_conn() logs why it has no connection */
 		if (!IS_ERR(conn))
 			pr_warn_ratelimited("write of chunk %lu:%u to data server %u: %pe\n",
@@ -284,14 +286,15 @@ static int aifs_write_round(struct aifs_write_req *wreq, bool *closed)
 	return err;
 }
 
-/* One more round after a closed connection, as a read does (addr.c). */
+/* Rounds of the group while aifs_io_again() says so, as a read's. */
 static int aifs_write_issue(struct aifs_write_req *wreq)
 {
-	bool closed = false;
-	int err = aifs_write_round(wreq, &closed);
+	struct aifs_io_rounds rounds = { .start = jiffies };
+	int err;
 
-	if (err && closed)
-		err = aifs_write_round(wreq, &closed);
+	do
+		err = aifs_write_round(wreq, &rounds);
+	while (err && aifs_io_again(wreq->fsi, &rounds));
 	return err ? aifs_write_errno(err) : 0;
 }
 

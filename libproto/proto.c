@@ -76,6 +76,11 @@ AIFS_SIZE_CHECK(struct aifs_chunk_checksum_req, AIFS_CHUNK_CHECKSUM_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_checksum_rep, AIFS_CHUNK_CHECKSUM_REP_SIZE);
 AIFS_SIZE_CHECK(struct aifs_ds_scrub_req, AIFS_DS_SCRUB_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_ds_scrub_rep, AIFS_DS_SCRUB_REP_SIZE);
+AIFS_SIZE_CHECK(struct aifs_chunk_entry, AIFS_CHUNK_ENTRY_SIZE);
+AIFS_SIZE_CHECK(struct aifs_chunk_list_req, AIFS_CHUNK_LIST_REQ_SIZE);
+AIFS_SIZE_CHECK(struct aifs_chunk_list_rep, AIFS_CHUNK_LIST_REP_SIZE);
+AIFS_SIZE_CHECK(struct aifs_chunk_sync_req, AIFS_CHUNK_SYNC_REQ_SIZE);
+AIFS_SIZE_CHECK(struct aifs_chunk_sync_rep, AIFS_CHUNK_SYNC_REP_SIZE);
 
 #define AIFS_NSEC_PER_SEC	1000000000U
 
@@ -413,7 +418,7 @@ static int aifs_ds_info_check(const struct aifs_ds_info *ds)
 {
 	u32 state = le32_to_cpu(ds->state);
 
-	if (!ds->id || state < AIFS_DS_UP || state > AIFS_DS_RETIRED ||
+	if (!ds->id || state < AIFS_DS_UP || state > AIFS_DS_LAST ||
 	    (le32_to_cpu(ds->flags) & ~AIFS_DS_KNOWN))
 		return -EBADMSG;
 	return aifs_addr_check(&ds->addr) ? -EBADMSG : 0;
@@ -448,6 +453,7 @@ enum aifs_part_kind {
 	AIFS_P_DIRENTS,		/* READDIR entries, checked with the reply */
 	AIFS_P_CRCS,		/* counted __le32 CRCs */
 	AIFS_P_DSLIST,		/* counted struct aifs_ds_info */
+	AIFS_P_CHUNKS,		/* counted struct aifs_chunk_entry */
 };
 
 /*
@@ -475,6 +481,8 @@ static const struct aifs_part_kind_desc {
 	[AIFS_P_CRCS] = { 4, sizeof(__le32), AIFS_MAX_BLOCKS, -EBADMSG, NULL },
 	[AIFS_P_DSLIST] = { 4, AIFS_DS_INFO_SIZE, AIFS_MAP_MAX_DS, -EBADMSG,
 			    aifs_ds_list_valid },
+	[AIFS_P_CHUNKS] = { 4, AIFS_CHUNK_ENTRY_SIZE, AIFS_CHUNK_LIST_MAX,
+			    -EBADMSG, NULL },
 };
 
 static int aifs_part_valid(u8 kind, const void *data, u32 len)
@@ -717,7 +725,7 @@ static int aifs_check_ds_heartbeat_rep(const void *fixed)
 	const struct aifs_ds_heartbeat_rep *m = fixed;
 	u32 state = le32_to_cpu(m->state);
 
-	return state < AIFS_DS_UP || state > AIFS_DS_RETIRED ? -EBADMSG : 0;
+	return state < AIFS_DS_UP || state > AIFS_DS_LAST ? -EBADMSG : 0;
 }
 
 /* @offset + @len stays within a chunk of @chunk_size bytes. */
@@ -816,6 +824,26 @@ static int aifs_check_chunk_checksum_rep(const void *fixed)
 	    le32_to_cpu(m->chunk_len) > AIFS_CHUNK_SIZE_MAX)
 		return -EBADMSG;
 	return 0;
+}
+
+static int aifs_check_chunk_list_req(const void *fixed)
+{
+	const struct aifs_chunk_list_req *m = fixed;
+	u32 n = le32_to_cpu(m->max);
+
+	if (!n || n > AIFS_CHUNK_LIST_MAX)
+		return -EINVAL;
+	return aifs_chunk_id_check(&m->id);
+}
+
+static int aifs_check_chunk_sync_req(const void *fixed)
+{
+	const struct aifs_chunk_sync_req *m = fixed;
+	u32 n = le32_to_cpu(m->max);
+
+	if (!n || n > AIFS_CHUNK_LIST_MAX || aifs_layout_check(&m->layout))
+		return -EINVAL;
+	return aifs_chunk_id_check(&m->id);
 }
 
 /* ------------------------------------------------------------------ */
@@ -962,6 +990,12 @@ static const struct aifs_op_desc {
 	[AIFS_OP_DS_SCRUB] = { "DS_SCRUB",
 		MSG0(struct aifs_ds_scrub_req, NULL),
 		MSG0(struct aifs_ds_scrub_rep, NULL) },
+	[AIFS_OP_CHUNK_LIST] = { "CHUNK_LIST",
+		MSG0(struct aifs_chunk_list_req, aifs_check_chunk_list_req),
+		MSG1(struct aifs_chunk_list_rep, NULL, count, AIFS_P_CHUNKS) },
+	[AIFS_OP_CHUNK_SYNC] = { "CHUNK_SYNC",
+		MSG0(struct aifs_chunk_sync_req, aifs_check_chunk_sync_req),
+		MSG0(struct aifs_chunk_sync_rep, NULL) },
 #undef AIFS_PART
 #undef MSG0
 #undef MSG1
@@ -990,6 +1024,20 @@ static const struct aifs_msg_desc *aifs_msg_desc(u16 op, bool reply)
 const char *aifs_opcode_name(u16 op)
 {
 	return aifs_msg_desc(op, false) ? aifs_ops[op].name : "UNKNOWN";
+}
+
+const char *aifs_ds_state_name(u32 state)
+{
+	static const char *const names[] = {
+		[AIFS_DS_UP] = "UP",
+		[AIFS_DS_OFFLINE] = "OFFLINE",
+		[AIFS_DS_DRAINING] = "DRAINING",
+		[AIFS_DS_RETIRED] = "RETIRED",
+		[AIFS_DS_SYNCING] = "SYNCING",
+	};
+
+	return state < ARRAY_SIZE(names) && names[state] ? names[state] :
+							     "UNKNOWN";
 }
 
 int aifs_msg_fixed_size(u16 op, bool reply)

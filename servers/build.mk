@@ -49,7 +49,7 @@ $(foreach t,$(SERVER_TESTS),$(eval $(call SERVER_TEST_RULE,$(t))))
 
 # aifs-ds, the data server (servers/ds; Documentation/ds.md).
 DS_SRCS := $(addprefix servers/ds/,main.c identity.c store.c crc.c block.c \
-	io.c replicate.c resync.c scrub.c statfs.c mds_link.c)
+	io.c replicate.c resync.c scrub.c sync.c statfs.c mds_link.c)
 USER_PROGS += $(BIN)/aifs-ds
 
 $(DS_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBSERVER_CFLAGS)
@@ -61,7 +61,7 @@ $(BIN)/aifs-ds: $(DS_SRCS:%.c=$(BUILD)/obj/%.o) $(SERVER_LINK)
 # aifs-mds, the metadata server (Documentation/mds.md).
 MDS_SRCS := $(addprefix servers/mds/,main.c db.c reply.c perm.c inode.c \
 	dir.c namei.c rename.c xattr.c open.c layout.c clustermap.c writer.c \
-	replycache.c check.c chunkq.c acl.c)
+	replycache.c check.c chunkq.c recovery.c acl.c)
 USER_PROGS += $(BIN)/aifs-mds
 
 $(MDS_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBSERVER_CFLAGS)
@@ -111,7 +111,7 @@ $(BIN)/aifs-mds-bench: $(BUILD)/obj/bench/mds_bench.o $(MDS_HARNESS) \
 # The tests of aifs-mds and aifs-ds together (tests/servers/cluster-*.c).
 CLUSTER_TESTS := $(addprefix $(SERVER_TEST_DIR)/,cluster-chunkq \
 	cluster-truncate \
-	cluster-membership cluster-drain)
+	cluster-membership cluster-drain cluster-sync)
 USER_PROGS += $(CLUSTER_TESTS)
 
 $(CLUSTER_TESTS): $(SERVER_TEST_DIR)/%: $(BUILD)/obj/tests/servers/%.o \

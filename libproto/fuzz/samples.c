@@ -50,6 +50,10 @@ union aifs_sample_fixed {
 	struct aifs_chunk_checksum_rep chunk_checksum_rep;
 	struct aifs_ds_scrub_req ds_scrub_req;
 	struct aifs_ds_scrub_rep ds_scrub_rep;
+	struct aifs_chunk_list_req chunk_list_req;
+	struct aifs_chunk_list_rep chunk_list_rep;
+	struct aifs_chunk_sync_req chunk_sync_req;
+	struct aifs_chunk_sync_rep chunk_sync_rep;
 };
 
 /* Long enough for the largest part of any message. */
@@ -354,6 +358,7 @@ static void aifs_sample_other(u16 op, bool reply, bool max,
 	case AIFS_OP_DS_REGISTER * 2 + 1:
 		f->ds_register_rep.id = cpu_to_le32(12);
 		f->ds_register_rep.heartbeat_ms = cpu_to_le32(1000);
+		f->ds_register_rep.grace_ms = cpu_to_le32(10000);
 		break;
 	case AIFS_OP_DS_HEARTBEAT * 2:
 		f->ds_heartbeat_req.id = cpu_to_le32(12);
@@ -419,6 +424,25 @@ static void aifs_sample_other(u16 op, bool reply, bool max,
 	case AIFS_OP_DS_STATFS * 2 + 1:
 		f->statfs_rep.total_bytes = cpu_to_le64(1ULL << 40);
 		f->statfs_rep.bsize = cpu_to_le32(AIFS_BLOCK_SIZE);
+		break;
+	case AIFS_OP_CHUNK_LIST * 2:
+		aifs_sample_chunk_id(&f->chunk_list_req.id);
+		f->chunk_list_req.max = cpu_to_le32(AIFS_CHUNK_LIST_MAX);
+		break;
+	case AIFS_OP_CHUNK_LIST * 2 + 1:
+		f->chunk_list_rep.fence = cpu_to_le32(3);
+		f->chunk_list_rep.flags = cpu_to_le32(AIFS_CHUNK_LIST_MORE);
+		p[0] = aifs_sample_fill(bytes, 0x5a, (max ? AIFS_CHUNK_LIST_MAX :
+						      2) * AIFS_CHUNK_ENTRY_SIZE);
+		break;
+	case AIFS_OP_CHUNK_SYNC * 2:
+		aifs_sample_chunk_id(&f->chunk_sync_req.id);
+		f->chunk_sync_req.max = cpu_to_le32(16);
+		aifs_sample_layout(&f->chunk_sync_req.layout);
+		break;
+	case AIFS_OP_CHUNK_SYNC * 2 + 1:
+		f->chunk_sync_rep.next = cpu_to_le32(AIFS_CHUNK_SYNC_DONE);
+		f->chunk_sync_rep.copied = cpu_to_le32(2);
 		break;
 	case AIFS_OP_DS_SCRUB * 2:
 		f->ds_scrub_req.flags = cpu_to_le32(AIFS_SCRUB_START);

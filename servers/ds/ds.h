@@ -87,6 +87,11 @@ struct ds {
 	bool direct_io;			/* cfg.direct_io, if data_dir can */
 	u32 zero_block_crc;		/* CRC32C of a block of zeros */
 	atomic_llong nr_chunks;
+	/*
+	 * aifs_now_ms() until which this server may serve reads and take
+	 * writes as a primary: its lease from the MDS (mds_link.c)
+	 */
+	atomic_ullong serve_until;
 	struct aifs_secret secret;	/* for connections to peers, the MDS */
 	struct ds_lock_stripe locks[DS_LOCK_STRIPES];
 	struct ds_peers *peers;
@@ -118,6 +123,8 @@ struct ds_meta {
 	u32 flags;		/* DS_META_* */
 	u32 nr_peers;
 	u32 peers[DS_MAX_PEERS];	/* the group as last heard of */
+	u64 want;		/* stale: the newest version a forward brought,
+				 * which the copy must reach to serve again */
 };
 
 /* An open chunk; its lock is held by the caller. */
@@ -150,6 +157,8 @@ int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags);
 typedef int ds_chunk_fn(struct ds *ds, const struct aifs_chunk_id *id,
 			void *arg);
 int ds_store_walk(struct ds *ds, ds_chunk_fn *fn, void *arg);
+int ds_store_list(struct ds *ds, u64 ino, u32 from, u32 max,
+		  struct aifs_chunk_entry *out, bool *more);
 void ds_fence_lock(struct ds *ds, u64 ino, struct ds_lock *lock);
 int ds_fence_load(struct ds *ds, u64 ino, u32 *fence);
 int ds_fence_store(struct ds *ds, u64 ino, u32 fence);
@@ -186,7 +195,14 @@ int ds_forward(struct ds *ds, const struct aifs_chunk_write_req *req,
 int ds_resync_start(struct ds *ds);
 void ds_resync_stop(struct ds *ds);
 void ds_resync_queue(struct ds *ds, const struct ds_chunk *c, u64 min_version);
+void ds_resync_request(struct ds *ds, const struct aifs_chunk_id *id,
+		       u32 chunk_size, u64 min_version, const u32 *peers,
+		       u32 nr_peers);
 void ds_resync_counts(struct ds *ds, u64 *resynced, u64 *failed);
+void ds_resync_wait(struct ds *ds, const struct aifs_chunk_id *id);
+
+/* sync.c */
+int ds_sync_register(struct aifs_server *srv);
 
 /* scrub.c */
 int ds_scrub_start(struct ds *ds);
@@ -202,5 +218,6 @@ int ds_mds_start(struct ds *ds);
 void ds_mds_stop(struct ds *ds);
 void ds_mds_refresh(struct ds *ds);
 void ds_mds_reload(void *data);
+bool ds_serving(struct ds *ds);
 
 #endif /* AIFS_DS_H */

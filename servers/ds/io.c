@@ -195,6 +195,8 @@ static int ds_read(struct aifs_request *req)
 					 NULL);
 	if (!err)
 		err = aifs_fail_errno(AIFS_FAIL_DS_READ_ERROR, req->opcode);
+	if (!err && !ds_serving(req->data))
+		err = -ESTALE;	/* maybe counted out: another copy serves */
 	if (err)
 		return err;
 	/* RDMA asked for on a connection that is not RDMA */
@@ -381,6 +383,9 @@ static int ds_forward_apply(struct aifs_request *req,
 	}
 	ds_note_peers(c, r->replicas, le16_to_cpu(r->nr_replicas));
 	c->meta.flags |= DS_META_STALE;
+	/* a resync that pulls an older version must not end the staleness */
+	if (c->meta.want < version)
+		c->meta.want = version;
 	err = ds_meta_store(c);
 	return err ? err : ds_check_current(c, version);
 }
@@ -421,6 +426,9 @@ static int ds_write_op(struct aifs_request *req, bool primary,
 
 static int ds_write(struct aifs_request *req)
 {
+	/* maybe counted out: the next replica is the primary */
+	if (!ds_serving(req->data))
+		return -ESTALE;
 	return ds_write_op(req, true, ds_primary_apply);
 }
 
@@ -592,6 +600,8 @@ static int ds_checksum(struct aifs_request *req)
 
 	err = aifs_decode_chunk_checksum_req(req->payload, req->payload_len,
 					     &r, NULL);
+	if (!err && !ds_serving(req->data))
+		err = -ESTALE;
 	if (!err)
 		err = ds_io_begin(req->data, &r.id, false, 0, &lock, &c);
 	if (err)

@@ -9,6 +9,14 @@
  * round the configured list; ENOENT to a heartbeat means the MDS forgot
  * us: register again.  Both carry AIFS_DS_DRAIN while ds.conf says
  * drain = yes, read again on SIGHUP (then a heartbeat goes at once).
+ *
+ * The lease: the MDS marks a server OFFLINE after grace_ms without a
+ * heartbeat, and from then on primaries write without it.  So a server
+ * serves reads, and takes writes as a primary, only while the MDS holds
+ * it UP or DRAINING and for at most 9/10 of grace_ms after sending the
+ * heartbeat that said so: it stops before the MDS can count it out, and
+ * a server cut off from the MDS never serves what it missed.  Forwards
+ * it still takes (they only make it more current).
  */
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -44,7 +52,27 @@ struct ds_mds_link {
 	struct aifs_conn *conn;
 	u64 epoch;		/* of the map we have */
 	u32 heartbeat_ms;
+	u32 grace_ms;
+	u32 state;		/* enum aifs_ds_state, as the MDS last said */
 };
+
+bool ds_serving(struct ds *ds)
+{
+	return !ds->mds || aifs_now_ms() < atomic_load(&ds->serve_until);
+}
+
+/* The MDS said, in a reply to what we sent at @sent, that we are @state. */
+static void ds_mds_lease(struct ds_mds_link *l, u64 sent, u32 state)
+{
+	bool serving = state == AIFS_DS_UP || state == AIFS_DS_DRAINING;
+
+	if (state != l->state)
+		aifs_info("the MDS holds this server %s: %s", aifs_ds_state_name(state),
+			  serving ? "serving" : "serving nothing");
+	l->state = state;
+	atomic_store(&l->ds->serve_until,
+		     serving ? sent + l->grace_ms / 10 * 9 : 0);
+}
 
 /* Sleep @ms unless told to stop or refresh; true when stopping. */
 static bool ds_mds_sleep(struct ds_mds_link *l, u32 ms)
@@ -154,6 +182,7 @@ static int ds_mds_register(struct ds_mds_link *l)
 	struct aifs_ds_register_rep rep;
 	struct aifs_statfs_rep cap;
 	struct aifs_reply reply;
+	u64 sent = aifs_now_ms();
 	u32 id;
 	int err;
 
@@ -173,6 +202,8 @@ static int ds_mds_register(struct ds_mds_link *l)
 		return err;
 	id = le32_to_cpu(rep.id);
 	l->heartbeat_ms = le32_to_cpu(rep.heartbeat_ms) ?: 1000;
+	l->grace_ms = le32_to_cpu(rep.grace_ms);
+	ds_mds_lease(l, sent, le32_to_cpu(rep.state));
 	aifs_info("registered with the MDS as ds %u (heartbeat every %u ms)",
 		  id, l->heartbeat_ms);
 	if (id != ds_self_id(ds) && ds_identity_set_id(ds, id))
@@ -218,6 +249,7 @@ static int ds_mds_heartbeat(struct ds_mds_link *l)
 	struct aifs_ds_heartbeat_rep rep;
 	struct aifs_statfs_rep cap;
 	struct aifs_reply reply;
+	u64 sent = aifs_now_ms();
 	int err;
 
 	err = ds_capacity(l->ds, &cap);
@@ -228,6 +260,8 @@ static int ds_mds_heartbeat(struct ds_mds_link *l)
 	err = ds_mds_call(l, AIFS_OP_DS_HEARTBEAT, &req, sizeof(req), &rep,
 			  sizeof(rep), &reply, NULL);
 	aifs_reply_free(&reply);
+	if (!err)
+		ds_mds_lease(l, sent, le32_to_cpu(rep.state));
 	return err ? err : ds_mds_map(l, le64_to_cpu(rep.epoch));
 }
 

@@ -42,6 +42,7 @@ struct ds_resync {
 	pthread_t thread;
 	pthread_mutex_t lock;	/* protects what follows */
 	pthread_cond_t wake;
+	pthread_cond_t ended;	/* a job ended */
 	struct ds_resync_job *head;
 	struct ds_resync_job **tail;
 	struct ds_resync_job *running;
@@ -61,40 +62,52 @@ void ds_resync_counts(struct ds *ds, u64 *resynced, u64 *failed)
 	pthread_mutex_unlock(&rs->lock);
 }
 
-static bool ds_resync_queued(struct ds_resync *rs,
-			     const struct aifs_chunk_id *id)
+/* The job of @id, queued or running, or NULL.  Lock held. */
+static struct ds_resync_job *ds_resync_find(struct ds_resync *rs,
+					    const struct aifs_chunk_id *id)
 {
 	struct ds_resync_job *job;
 
 	if (rs->running && !memcmp(&rs->running->id, id, sizeof(*id)))
-		return true;
+		return rs->running;
 	for (job = rs->head; job; job = job->next)
 		if (!memcmp(&job->id, id, sizeof(*id)))
-			return true;
-	return false;
+			return job;
+	return NULL;
 }
 
 void ds_resync_queue(struct ds *ds, const struct ds_chunk *c, u64 min_version)
 {
-	struct ds_resync *rs = ds->resync;
-	struct ds_resync_job *job;
-
 	if (!c->meta.nr_peers) {
 		aifs_warn("%s: damaged or behind, and no peer known to resync from",
 			  c->path);
 		return;
 	}
+	ds_resync_request(ds, &c->id, c->meta.chunk_size, min_version,
+			  c->meta.peers, c->meta.nr_peers);
+}
+
+void ds_resync_request(struct ds *ds, const struct aifs_chunk_id *id,
+		       u32 chunk_size, u64 min_version, const u32 *peers,
+		       u32 nr_peers)
+{
+	struct ds_resync *rs = ds->resync;
+	struct ds_resync_job *job, *same;
+
 	job = calloc(1, sizeof(*job));
 	if (!job)
 		return;
 	*job = (struct ds_resync_job){
-		.id = c->id, .chunk_size = c->meta.chunk_size,
-		.min_version = min_version, .nr_peers = c->meta.nr_peers,
+		.id = *id, .chunk_size = chunk_size,
+		.min_version = min_version,
+		.nr_peers = nr_peers < DS_MAX_PEERS ? nr_peers : DS_MAX_PEERS,
 	};
-	memcpy(job->peers, c->meta.peers, sizeof(job->peers));
+	memcpy(job->peers, peers, job->nr_peers * sizeof(*peers));
 	pthread_mutex_lock(&rs->lock);
-	if (rs->stop || rs->nr >= DS_RESYNC_QUEUE_MAX ||
-	    ds_resync_queued(rs, &c->id)) {
+	same = ds_resync_find(rs, id);
+	if (same && same != rs->running && same->min_version < min_version)
+		same->min_version = min_version;
+	if (rs->stop || rs->nr >= DS_RESYNC_QUEUE_MAX || same) {
 		free(job);
 	} else {
 		*rs->tail = job;
@@ -129,13 +142,16 @@ static int ds_resync_step(struct ds *ds, const struct ds_resync_job *job,
 
 /*
  * Stale, and emptied: the pulled pieces then land on holes, whose CRCs
- * hold, not on the damaged or outdated blocks they replace.
+ * hold, not on the damaged or outdated blocks they replace.  The group
+ * is the job's (a chunk created by the pull knows none).
  */
 static int ds_resync_mark(struct ds_chunk *c, const void *arg)
 {
+	const struct ds_resync_job *job = arg;
 	int err;
 
-	(void)arg;
+	c->meta.nr_peers = job->nr_peers;
+	memcpy(c->meta.peers, job->peers, sizeof(c->meta.peers));
 	c->meta.flags |= DS_META_STALE;
 	err = ds_meta_store(c);
 	return err ? err : ds_data_truncate(c, 0);
@@ -159,15 +175,23 @@ struct ds_resync_end {
 	u32 length;
 };
 
+/*
+ * The copy is whole at the peer's version: it serves again, unless a
+ * forward brought a newer version meanwhile (which the primary counted
+ * as not live here): then the pass starts over.
+ */
 static int ds_resync_finish(struct ds_chunk *c, const void *arg)
 {
 	const struct ds_resync_end *end = arg;
 	int err;
 
+	if (end->version < c->meta.want)
+		return -EAGAIN;
 	err = ds_data_truncate(c, end->length);
 	if (err)
 		return err;
 	c->meta.version = end->version;
+	c->meta.want = 0;
 	c->meta.flags &= ~DS_META_STALE;
 	err = ds_meta_store(c);
 	return err ? err : ds_chunk_sync(c);
@@ -250,7 +274,7 @@ static bool ds_resync_run(struct ds *ds, const struct ds_resync_job *job)
 	snprintf(name, sizeof(name), "chunk %llx.%x.%x",
 		 (unsigned long long)le64_to_cpu(job->id.ino),
 		 le32_to_cpu(job->id.index), le16_to_cpu(job->id.fragment));
-	err = ds_resync_step(ds, job, ds_resync_mark, NULL);
+	err = ds_resync_step(ds, job, ds_resync_mark, job);
 	for (i = 0; !err && i < job->nr_peers; i++) {
 		err = ds_resync_from(ds, job, job->peers[i]);
 		if (!err) {
@@ -288,6 +312,7 @@ static void *ds_resync_thread(void *arg)
 		pthread_mutex_lock(&rs->lock);
 		rs->resynced += whole;
 		rs->failed += !whole;
+		pthread_cond_broadcast(&rs->ended);
 		rs->running = NULL;
 		free(job);
 		rs->nr--;
@@ -306,6 +331,7 @@ int ds_resync_start(struct ds *ds)
 		return -ENOMEM;
 	pthread_mutex_init(&rs->lock, NULL);
 	pthread_cond_init(&rs->wake, NULL);
+	pthread_cond_init(&rs->ended, NULL);
 	rs->tail = &rs->head;
 	ds->resync = rs;
 	err = -pthread_create(&rs->thread, NULL, ds_resync_thread, ds);
@@ -314,6 +340,17 @@ int ds_resync_start(struct ds *ds)
 		free(rs);
 	}
 	return err;
+}
+
+/* Wait until no resync of @id is queued or running (or the thread stops). */
+void ds_resync_wait(struct ds *ds, const struct aifs_chunk_id *id)
+{
+	struct ds_resync *rs = ds->resync;
+
+	pthread_mutex_lock(&rs->lock);
+	while (!rs->stop && ds_resync_find(rs, id))
+		pthread_cond_wait(&rs->ended, &rs->lock);
+	pthread_mutex_unlock(&rs->lock);
 }
 
 /* What is queued is dropped: a stale copy is found stale again later. */
@@ -327,6 +364,7 @@ void ds_resync_stop(struct ds *ds)
 	pthread_mutex_lock(&rs->lock);
 	rs->stop = true;
 	pthread_cond_signal(&rs->wake);
+	pthread_cond_broadcast(&rs->ended);
 	pthread_mutex_unlock(&rs->lock);
 	pthread_join(rs->thread, NULL);
 	while ((job = rs->head)) {
@@ -335,6 +373,7 @@ void ds_resync_stop(struct ds *ds)
 	}
 	pthread_mutex_destroy(&rs->lock);
 	pthread_cond_destroy(&rs->wake);
+	pthread_cond_destroy(&rs->ended);
 	free(rs);
 	ds->resync = NULL;
 }

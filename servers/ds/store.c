@@ -37,7 +37,8 @@ struct ds_meta_disk {
 	__le32 flags;
 	__le32 nr_peers;
 	__le32 peers[DS_MAX_PEERS];
-	__le32 reserved[15];
+	__le64 want;
+	__le32 reserved[13];
 	__le32 crc;		/* CRC32C of this header with @crc zero */
 };
 
@@ -177,6 +178,7 @@ int ds_meta_store(struct ds_chunk *c)
 		.block_size = cpu_to_le32(DS_BLOCK_SIZE),
 		.flags = cpu_to_le32(c->meta.flags),
 		.nr_peers = cpu_to_le32(c->meta.nr_peers),
+		.want = cpu_to_le64(c->meta.want),
 	};
 	u32 i;
 
@@ -203,6 +205,7 @@ static int ds_meta_load(struct ds_chunk *c)
 		.chunk_size = le32_to_cpu(d.chunk_size),
 		.flags = le32_to_cpu(d.flags),
 		.nr_peers = le32_to_cpu(d.nr_peers),
+		.want = le64_to_cpu(d.want),
 	};
 	if (crc != aifs_crc32c(&d, sizeof(d)) ||
 	    le32_to_cpu(d.magic) != DS_META_MAGIC ||
@@ -519,6 +522,89 @@ int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags)
 		unlink(path);
 	}
 	return 0;
+}
+
+static int ds_entry_cmp(const void *a, const void *b)
+{
+	const struct aifs_chunk_entry *x = a, *y = b;
+	u64 kx = (u64)le32_to_cpu(x->index) << 16 | le16_to_cpu(x->fragment);
+	u64 ky = (u64)le32_to_cpu(y->index) << 16 | le16_to_cpu(y->fragment);
+
+	return kx < ky ? -1 : kx > ky;
+}
+
+/* The chunk of @id, if it is here, as a CHUNK_LIST entry: 1, else 0. */
+static int ds_list_one(struct ds *ds, const struct aifs_chunk_id *id,
+		       struct aifs_chunk_entry *e)
+{
+	struct ds_lock lock;
+	struct ds_chunk c;
+	int err;
+
+	ds_chunk_lock(ds, id, false, &lock);
+	err = ds_chunk_open(ds, id, 0, &c);
+	if (!err) {
+		*e = (struct aifs_chunk_entry){
+			.index = id->index, .fragment = id->fragment,
+			.flags = cpu_to_le16(c.meta.flags & DS_META_STALE ?
+					     AIFS_CHUNK_STALE : 0),
+			.version = cpu_to_le64(c.meta.version),
+			.length = cpu_to_le32(c.meta.length),
+		};
+		ds_chunk_close(&c, 0);
+	}
+	ds_chunk_unlock(ds, &lock);
+	return err ? 0 : 1;
+}
+
+/*
+ * The chunks of @ino here from index @from on, by index and fragment, at
+ * most @max into @out: their number (*@more: some were left out), or
+ * -errno.
+ */
+int ds_store_list(struct ds *ds, u64 ino, u32 from, u32 max,
+		  struct aifs_chunk_entry *out, bool *more)
+{
+	struct aifs_chunk_entry *all = NULL, *grown;
+	struct aifs_chunk_id id = { .ino = cpu_to_le64(ino) };
+	size_t nr = 0, room = 0, i, kept = 0;
+	char dir[PATH_MAX - 64];
+	struct dirent *de;
+	DIR *d;
+
+	*more = false;
+	ds_inode_dir(ds, ino, dir, sizeof(dir));
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		if (!ds_chunk_name(de->d_name, "", &id) ||
+		    le64_to_cpu(id.ino) != ino || le32_to_cpu(id.index) < from)
+			continue;
+		if (nr == room) {
+			room = room ? 2 * room : 64;
+			grown = realloc(all, room * sizeof(*all));
+			if (!grown) {
+				closedir(d);
+				free(all);
+				return -ENOMEM;
+			}
+			all = grown;
+		}
+		all[nr].index = id.index;
+		all[nr++].fragment = id.fragment;
+	}
+	closedir(d);
+	qsort(all, nr, sizeof(*all), ds_entry_cmp);
+	memcpy(id.fs_uuid, ds->ident.fs_uuid, sizeof(id.fs_uuid));
+	for (i = 0; i < nr && kept < max; i++) {
+		id.index = all[i].index;
+		id.fragment = all[i].fragment;
+		kept += ds_list_one(ds, &id, &out[kept]);
+	}
+	*more = i < nr;
+	free(all);
+	return kept;
 }
 
 /* The chunks under chunks/<h1>/<h2>/ of @path at @depth: see ds_store_walk. */

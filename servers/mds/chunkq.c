@@ -184,28 +184,41 @@ static void drain_ds_failed(struct drain_ds *ds, int err)
 	ds->retry_at = aifs_now_ms() + ds->backoff_ms;
 }
 
-/* A connection to @ds at @addr (its address in the map), role MDS. */
-static int drain_connect(struct mds_drainer *d, struct drain_ds *ds,
-			 const struct aifs_addr *addr)
+/*
+ * A connection as the MDS (role MDS, the cluster secret @secret) to the
+ * data server at @addr, its address in the map; calls time out after
+ * @call_ms.
+ */
+int mds_ds_connect(struct mds *mds, const struct aifs_secret *secret,
+		   const struct aifs_addr *addr, int call_ms,
+		   struct aifs_conn **conn)
 {
 	char host[INET6_ADDRSTRLEN], port[8];
 	struct aifs_connect_opts opts = {
-		.host = host, .port = port, .secret = &d->secret,
+		.host = host, .port = port, .secret = secret,
 		.role = AIFS_ROLE_MDS, .timeout_ms = DRAIN_CALL_MS,
-		.call_timeout_ms = DRAIN_CALL_MS,
+		.call_timeout_ms = call_ms,
 	};
 	int family = le16_to_cpu(addr->family) == AIFS_AF_INET ? AF_INET :
 							       AF_INET6;
 
-	if (ds->conn && !memcmp(&ds->addr, addr, sizeof(*addr)))
-		return 0;
-	drain_ds_close(ds);	/* it moved */
 	if (!inet_ntop(family, addr->addr, host, sizeof(host)))
 		return -EINVAL;
 	snprintf(port, sizeof(port), "%u", le16_to_cpu(addr->port));
-	memcpy(opts.client_uuid, d->mds->super.uuid, 16);
+	memcpy(opts.client_uuid, mds->super.uuid, 16);
+	return aifs_connect(&opts, conn);
+}
+
+/* A connection to @ds at @addr (its address in the map). */
+static int drain_connect(struct mds_drainer *d, struct drain_ds *ds,
+			 const struct aifs_addr *addr)
+{
+	if (ds->conn && !memcmp(&ds->addr, addr, sizeof(*addr)))
+		return 0;
+	drain_ds_close(ds);	/* it moved */
 	ds->addr = *addr;
-	return aifs_connect(&opts, &ds->conn);
+	return mds_ds_connect(d->mds, &d->secret, addr, DRAIN_CALL_MS,
+			      &ds->conn);
 }
 
 /*

@@ -10,7 +10,9 @@
  * when that asks for it (AIFS_DS_DRAIN: no new files are placed on it);
  * OFFLINE once silent for heartbeat_grace_ms (the writer looks between its
  * batches); RETIRED is kept.  After a restart every server gets a full
- * grace period.
+ * grace period.  A server that speaks again after being OFFLINE missed
+ * writes: it is SYNCING (it serves nothing, recovery.c has it catch up
+ * inode by inode) until recovery makes it UP or DRAINING.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,9 @@
 struct mds_ds {
 	struct aifs_ds_info info;	/* as persisted and sent */
 	u64 last_seen;			/* aifs_now_ms() of the last word */
+	/* SYNCING: the next inode recovery looks at, in which round */
+	u64 sync_cursor;
+	u32 sync_round;
 };
 
 struct mds_map {
@@ -41,7 +46,7 @@ static int map_add(struct mds_map *map, const struct aifs_ds_info *info)
 			return -ENOMEM;
 		map->ds = grown;
 	}
-	map->ds[map->nr++] = (struct mds_ds){ *info, aifs_now_ms() };
+	map->ds[map->nr++] = (struct mds_ds){ *info, aifs_now_ms(), 0, 1 };
 	return 0;
 }
 
@@ -180,6 +185,12 @@ static int map_store(struct mds_txn *t, struct aifs_ds_info *info, bool bump)
 	pthread_mutex_lock(&map->lock);
 	ds = map_find(map, id);
 	if (ds) {
+		if (info->state == cpu_to_le32(AIFS_DS_SYNCING) &&
+		    ds->info.state != info->state) {
+			/* a new round: from the first inode */
+			ds->sync_cursor = 0;
+			ds->sync_round++;
+		}
 		ds->info = *info;
 		ds->last_seen = aifs_now_ms();
 	} else {
@@ -242,13 +253,28 @@ static int ds_new(struct mds_txn *t, const struct aifs_ds_register_req *in,
 	return 0;
 }
 
-/* The state a server that speaks with @flags is in (AIFS_DS_DRAIN). */
-static __le32 ds_live_state(const struct aifs_ds_info *info, __le32 flags)
+/* The state of a server in sync that speaks with @flags (AIFS_DS_DRAIN). */
+static __le32 ds_synced_state(__le32 flags)
 {
-	if (le32_to_cpu(info->state) == AIFS_DS_RETIRED)
-		return info->state;
 	return cpu_to_le32(le32_to_cpu(flags) & AIFS_DS_DRAIN ?
 			   AIFS_DS_DRAINING : AIFS_DS_UP);
+}
+
+/*
+ * The state a server that speaks with @flags is in: back from OFFLINE,
+ * or still catching up, it is SYNCING; else as it asks.
+ */
+static __le32 ds_live_state(const struct aifs_ds_info *info, __le32 flags)
+{
+	switch (le32_to_cpu(info->state)) {
+	case AIFS_DS_RETIRED:
+	case AIFS_DS_SYNCING:
+		return info->state;
+	case AIFS_DS_OFFLINE:
+		return cpu_to_le32(AIFS_DS_SYNCING);
+	default:
+		return ds_synced_state(flags);
+	}
 }
 
 static int ds_register(struct mds_txn *t, const struct aifs_ds_register_req *in,
@@ -290,6 +316,8 @@ static int apply_ds_register(struct mds_txn *t, struct mds_op *op)
 		return err;
 	rep.id = info.id;
 	rep.heartbeat_ms = cpu_to_le32(t->mds->cfg->heartbeat_ms);
+	rep.grace_ms = cpu_to_le32(t->mds->cfg->heartbeat_grace_ms);
+	rep.state = info.state;
 	rep.epoch = cpu_to_le64(t->mds->super.map_epoch);
 	aifs_info("data server %u registered", le32_to_cpu(info.id));
 	return mds_reply(op->req, &rep, sizeof(rep), NULL);
@@ -318,8 +346,7 @@ static int apply_ds_heartbeat(struct mds_txn *t, struct mds_op *op)
 	state = ds_live_state(&info, in.flags);
 	if (state != info.state)
 		aifs_info("data server %u is %s", le32_to_cpu(info.id),
-			  le32_to_cpu(state) == AIFS_DS_DRAINING ? "draining" :
-			  "up");
+			  aifs_ds_state_name(le32_to_cpu(state)));
 	moved = state != info.state || in.flags != info.flags;
 	info.state = state;
 	info.flags = in.flags;
@@ -358,7 +385,8 @@ int mds_map_expire(struct mds_txn *t)
 		}
 		info = map->ds[i].info;
 		state = le32_to_cpu(info.state);
-		if (state == AIFS_DS_UP || state == AIFS_DS_DRAINING)
+		if (state == AIFS_DS_UP || state == AIFS_DS_DRAINING ||
+		    state == AIFS_DS_SYNCING)
 			state = now - map->ds[i].last_seen > grace ?
 				AIFS_DS_OFFLINE : 0;
 		else
@@ -372,6 +400,85 @@ int mds_map_expire(struct mds_txn *t)
 		err = map_store(t, &info, true);
 	}
 	return err;
+}
+
+/*
+ * The first SYNCING server with an id above @after: its entry, where
+ * recovery is in it (@cursor) and in which round; -ENOENT.  Any thread.
+ */
+int mds_map_next_syncing(struct mds *mds, u32 after, struct aifs_ds_info *info,
+			 u64 *cursor, u32 *round)
+{
+	struct mds_map *map = mds->map;
+	struct mds_ds *best = NULL;
+	unsigned int i;
+	u32 id;
+
+	pthread_mutex_lock(&map->lock);
+	for (i = 0; i < map->nr; i++) {
+		id = le32_to_cpu(map->ds[i].info.id);
+		if (map->ds[i].info.state == cpu_to_le32(AIFS_DS_SYNCING) &&
+		    id > after &&
+		    (!best || id < le32_to_cpu(best->info.id)))
+			best = &map->ds[i];
+	}
+	if (best) {
+		*info = best->info;
+		*cursor = best->sync_cursor;
+		*round = best->sync_round;
+	}
+	pthread_mutex_unlock(&map->lock);
+	return best ? 0 : -ENOENT;
+}
+
+/* Recovery of @id got to inode @cursor in @round (ignored if over). */
+void mds_map_sync_cursor(struct mds *mds, u32 id, u32 round, u64 cursor)
+{
+	struct mds_map *map = mds->map;
+	struct mds_ds *ds;
+
+	pthread_mutex_lock(&map->lock);
+	ds = map_find(map, id);
+	if (ds && ds->sync_round == round &&
+	    ds->info.state == cpu_to_le32(AIFS_DS_SYNCING))
+		ds->sync_cursor = cursor;
+	pthread_mutex_unlock(&map->lock);
+}
+
+struct sync_done {
+	u32 id;
+	u32 round;
+};
+
+/* Writer: the server caught up in its round: UP or DRAINING. */
+static int apply_sync_done(struct mds_txn *t, struct mds_op *op)
+{
+	const struct sync_done *done = op->arg;
+	struct mds_map *map = t->mds->map;
+	struct aifs_ds_info info;
+	struct mds_ds *ds;
+	bool current;
+
+	pthread_mutex_lock(&map->lock);
+	ds = map_find(map, done->id);
+	current = ds && ds->sync_round == done->round &&
+		  ds->info.state == cpu_to_le32(AIFS_DS_SYNCING);
+	if (current)
+		info = ds->info;
+	pthread_mutex_unlock(&map->lock);
+	if (!current)
+		return 0;	/* it went away again meanwhile */
+	info.state = ds_synced_state(info.flags);
+	aifs_info("data server %u is in sync: %s", done->id,
+		  aifs_ds_state_name(le32_to_cpu(info.state)));
+	return map_store(t, &info, true);
+}
+
+int mds_map_sync_done(struct mds *mds, u32 id, u32 round)
+{
+	struct sync_done done = { id, round };
+
+	return mds_write_own(mds, apply_sync_done, &done);
 }
 
 static int map_get(struct mds_map *map, u64 epoch, struct aifs_request *req)

@@ -83,6 +83,7 @@ struct mds {
 	struct mds_replies *replies;	/* replies of ops that wrote nothing */
 	struct mds_drainer *drainer;
 	bool chunkq_queued;		/* the batch queued chunk jobs */
+	struct mds_recovery *recovery;
 };
 
 /* A transaction and the time of the operations it carries. */
@@ -286,6 +287,14 @@ void mds_drain_kick(struct mds *mds);
 void mds_drain_sync(struct mds *mds, u64 job);
 int mds_drain_start(struct mds *mds);
 void mds_drain_stop(struct mds *mds);
+int mds_ds_connect(struct mds *mds, const struct aifs_secret *secret,
+		   const struct aifs_addr *addr, int call_ms,
+		   struct aifs_conn **conn);
+
+/* ---- recovery.c: SYNCING data servers catch up ---- */
+
+int mds_recovery_start(struct mds *mds);
+void mds_recovery_stop(struct mds *mds);
 
 /* ---- clustermap.c: data servers ---- */
 
@@ -295,6 +304,10 @@ int mds_map_pick(struct mds *mds, u32 *ids, unsigned int n);
 bool mds_map_known(struct mds *mds, u32 id);
 int mds_map_get_ds(struct mds *mds, u32 id, struct aifs_ds_info *info);
 int mds_map_expire(struct mds_txn *t);
+int mds_map_next_syncing(struct mds *mds, u32 after, struct aifs_ds_info *info,
+			 u64 *cursor, u32 *round);
+void mds_map_sync_cursor(struct mds *mds, u32 id, u32 round, u64 cursor);
+int mds_map_sync_done(struct mds *mds, u32 id, u32 round);
 int mds_handle_map_get(struct aifs_request *req);
 int mds_handle_ds_register(struct aifs_request *req);
 int mds_handle_ds_heartbeat(struct aifs_request *req);

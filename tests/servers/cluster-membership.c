@@ -58,15 +58,21 @@ static void check_replicated(struct ds_proc *primary, struct ds_proc *replica,
 	int err, tries = 0;
 
 	ds_fill(want, sizeof(want), index);
+	/* a server the MDS just made UP learns it at its next heartbeat */
 	do {
 		if (tries)
 			test_sleep_ms(50);
 		err = ds_write(primary, INO, index, 0, want, sizeof(want),
 			       &peer, 1, NULL);
-	} while (err == -EAGAIN && ++tries < 100);
+	} while ((err == -EAGAIN || err == -ESTALE) && ++tries < 100);
 	CHECK(!err, "write of chunk %u: %d", index, err);
-	err = ds_read(replica, INO, index, 0, DS_TEST_CHUNK, 0, got, &len,
-		      NULL);
+	tries = 0;
+	do {
+		if (tries)
+			test_sleep_ms(50);
+		err = ds_read(replica, INO, index, 0, DS_TEST_CHUNK, 0, got,
+			      &len, NULL);
+	} while (err == -ESTALE && ++tries < 100);
 	CHECK(!err && len == DS_TEST_CHUNK && !memcmp(got, want, len),
 	      "chunk %u on the replica: %d, %u bytes", index, err, len);
 }

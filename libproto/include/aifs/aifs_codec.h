@@ -156,6 +156,9 @@ int aifs_auth_transcript(u8 *out, size_t outlen, const char *label,
  */
 const char *aifs_opcode_name(u16 op);
 
+/* "UP", "OFFLINE" etc. of an enum aifs_ds_state, or "UNKNOWN". */
+const char *aifs_ds_state_name(u32 state);
+
 /**
  * aifs_name_valid() - check a file name
  * @name: bytes of the name (not NUL-terminated)
@@ -350,6 +353,10 @@ AIFS_MSG_CODEC(chunk_forward_rep, AIFS_OP_CHUNK_FORWARD, true, chunk_rep)
 AIFS_MSG_CODEC(ds_statfs_rep, AIFS_OP_DS_STATFS, true, statfs_rep)
 AIFS_MSG_CODEC(ds_scrub_req, AIFS_OP_DS_SCRUB, false, ds_scrub_req)
 AIFS_MSG_CODEC(ds_scrub_rep, AIFS_OP_DS_SCRUB, true, ds_scrub_rep)
+AIFS_MSG_CODEC(chunk_list_req, AIFS_OP_CHUNK_LIST, false, chunk_list_req)
+AIFS_MSG_CODEC(chunk_list_rep, AIFS_OP_CHUNK_LIST, true, chunk_list_rep)
+AIFS_MSG_CODEC(chunk_sync_req, AIFS_OP_CHUNK_SYNC, false, chunk_sync_req)
+AIFS_MSG_CODEC(chunk_sync_rep, AIFS_OP_CHUNK_SYNC, true, chunk_sync_rep)
 
 /* Reading the parts of a decoded message. */
 

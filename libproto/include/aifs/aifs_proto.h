@@ -28,7 +28,8 @@
  *      and DS_HEARTBEAT's reserved field became its flags; the
  *      reserved fields of CHUNK_TRUNCATE and CHUNK_DELETE became @fence;
  *      AIFS_IO_ZERO (a CHUNK_WRITE of zeros with no data: hole punching);
- *      FAIL_SET (fault injection) and DS_SCRUB.
+ *      FAIL_SET (fault injection), DS_SCRUB, CHUNK_LIST, CHUNK_SYNC,
+ *      AIFS_DS_SYNCING, and DS_REGISTER's reply got @grace_ms.
  */
 #ifndef AIFS_PROTO_H
 #define AIFS_PROTO_H
@@ -179,7 +180,7 @@ enum aifs_opcode {
 	AIFS_OP_HELLO		= 1,
 	AIFS_OP_AUTH		= 2,
 	AIFS_OP_PING		= 3,	/* liveness; empty payload both ways */
-	AIFS_OP_FAIL_SET	= 4,	/* arm fault injection points (servers/common/include/aifs/fail.h) */
+	AIFS_OP_FAIL_SET	= 4,	/* arm fault injection points */
 
 	AIFS_OP_LOOKUP		= 16,
 	AIFS_OP_GETATTR		= 17,
@@ -216,6 +217,8 @@ enum aifs_opcode {
 	AIFS_OP_CHUNK_FORWARD	= 69,	/* primary -> replica write */
 	AIFS_OP_DS_STATFS	= 70,
 	AIFS_OP_DS_SCRUB	= 71,	/* start a scrub pass, or ask how it goes */
+	AIFS_OP_CHUNK_LIST	= 72,	/* the chunks of an inode a server holds */
+	AIFS_OP_CHUNK_SYNC	= 73,	/* MDS -> DS: catch up an inode's chunks */
 };
 
 /* Who is connecting, in HELLO. */
@@ -1002,6 +1005,9 @@ enum aifs_ds_state {
 	AIFS_DS_OFFLINE		= 2,	/* missed its heartbeats */
 	AIFS_DS_DRAINING	= 3,	/* serving, no new chunks, emptied */
 	AIFS_DS_RETIRED		= 4,	/* gone for good; its id is never reused */
+	/* back from OFFLINE: catching up, it takes forwards, serves nothing */
+	AIFS_DS_SYNCING		= 5,
+	AIFS_DS_LAST		= AIFS_DS_SYNCING,
 };
 
 /* aifs_ds_info.flags, aifs_ds_register_req.flags, aifs_ds_heartbeat_req.flags */
@@ -1087,15 +1093,21 @@ struct aifs_ds_register_req {
  * struct aifs_ds_register_rep - DS_REGISTER
  * @id:           the server's id (new or confirmed)
  * @heartbeat_ms: interval of DS_HEARTBEAT the MDS expects
+ * @grace_ms:     silence after which the MDS marks the server OFFLINE: a
+ *                server that has not heard from the MDS for this long
+ *                must assume it is, and serve nothing
+ * @state:        enum aifs_ds_state the MDS now holds for the server
  * @epoch:        current map epoch
  */
 struct aifs_ds_register_rep {
 	__le32 id;
 	__le32 heartbeat_ms;
+	__le32 grace_ms;
+	__le32 state;
 	__le64 epoch;
 };
 
-#define AIFS_DS_REGISTER_REP_SIZE 16
+#define AIFS_DS_REGISTER_REP_SIZE 24
 
 /**
  * struct aifs_ds_heartbeat_req - DS_HEARTBEAT (data server -> MDS)
@@ -1351,5 +1363,104 @@ struct aifs_ds_scrub_rep {
 };
 
 #define AIFS_DS_SCRUB_REP_SIZE	88
+
+/* Entries of a CHUNK_LIST reply, and chunks of a CHUNK_SYNC, at most */
+#define AIFS_CHUNK_LIST_MAX	1024
+
+/* aifs_chunk_entry.flags */
+#define AIFS_CHUNK_STALE	(1U << 0)	/* behind its group: no source */
+
+/**
+ * struct aifs_chunk_entry - one chunk in a CHUNK_LIST reply
+ * @index:    chunk index
+ * @fragment: EC fragment (0 for replicas)
+ * @flags:    AIFS_CHUNK_*
+ * @version:  the chunk's version
+ * @length:   bytes stored
+ * @reserved: zero
+ */
+struct aifs_chunk_entry {
+	__le32 index;
+	__le16 fragment;
+	__le16 flags;
+	__le64 version;
+	__le32 length;
+	__le32 reserved;
+};
+
+#define AIFS_CHUNK_ENTRY_SIZE	24
+
+/**
+ * struct aifs_chunk_list_req - CHUNK_LIST (DS -> DS)
+ * @id:       fs_uuid and ino; chunks of index @id.index and up are listed
+ *            (@id.fragment is ignored)
+ * @max:      entries wanted, 1..AIFS_CHUNK_LIST_MAX
+ * @reserved: zero
+ */
+struct aifs_chunk_list_req {
+	struct aifs_chunk_id id;
+	__le32 max;
+	__le32 reserved;
+};
+
+#define AIFS_CHUNK_LIST_REQ_SIZE 40
+
+/* aifs_chunk_list_rep.flags */
+#define AIFS_CHUNK_LIST_MORE	(1U << 0)	/* entries past the last left out */
+
+/**
+ * struct aifs_chunk_list_rep - CHUNK_LIST; @count struct aifs_chunk_entry
+ *                              follow, by index and fragment
+ * @fence:    the last truncation of the inode this server applied
+ * @count:    entries following, at most the request's @max
+ * @flags:    AIFS_CHUNK_LIST_*
+ * @reserved: zero
+ */
+struct aifs_chunk_list_rep {
+	__le32 fence;
+	__le32 count;
+	__le32 flags;
+	__le32 reserved;
+};
+
+#define AIFS_CHUNK_LIST_REP_SIZE 16
+
+/**
+ * struct aifs_chunk_sync_req - CHUNK_SYNC (MDS -> DS): make this server's
+ *     copies of the inode's chunks, from chunk @id.index on, those of its
+ *     replica group: copy what differs from a peer, delete what the group
+ *     no longer holds
+ * @id:       fs_uuid, ino, and the first chunk index to look at
+ * @max:      chunks to look at in this call, 1..AIFS_CHUNK_LIST_MAX
+ * @reserved: zero
+ * @layout:   the file's layout: this server's groups and their members
+ */
+struct aifs_chunk_sync_req {
+	struct aifs_chunk_id id;
+	__le32 max;
+	__le32 reserved;
+	struct aifs_layout layout;
+};
+
+#define AIFS_CHUNK_SYNC_REQ_SIZE 312
+
+#define AIFS_CHUNK_SYNC_DONE	0xffffffffU
+
+/**
+ * struct aifs_chunk_sync_rep - CHUNK_SYNC
+ * @next:    chunk index to go on from, or AIFS_CHUNK_SYNC_DONE: the inode
+ *           is in sync here
+ * @copied:  chunks copied from a peer by this call
+ * @deleted: chunks deleted by this call (the group no longer holds them)
+ * @reserved: zero
+ */
+struct aifs_chunk_sync_rep {
+	__le32 next;
+	__le32 copied;
+	__le32 deleted;
+	__le32 reserved;
+};
+
+#define AIFS_CHUNK_SYNC_REP_SIZE 16
 
 #endif /* AIFS_PROTO_H */

@@ -7,7 +7,7 @@
 #include "samples.h"
 #include "test.h"
 
-#define NR_KNOWN_OPS	36
+#define NR_KNOWN_OPS	38
 
 static u8 *buf, *buf2;
 static union {
@@ -306,7 +306,7 @@ static void test_fixed_checks(void)
 	EXPECT_FIXED(AIFS_OP_DS_HEARTBEAT, false, struct aifs_ds_heartbeat_req,
 		     m->flags = cpu_to_le32(4), -EINVAL);
 	EXPECT_FIXED(AIFS_OP_DS_HEARTBEAT, true, struct aifs_ds_heartbeat_rep,
-		     m->state = cpu_to_le32(AIFS_DS_RETIRED + 1), -EBADMSG);
+		     m->state = cpu_to_le32(AIFS_DS_LAST + 1), -EBADMSG);
 
 	/* Chunk requests: ranges computed without u32 wrap. */
 	EXPECT_FIXED(AIFS_OP_CHUNK_READ, false, struct aifs_chunk_read_req,

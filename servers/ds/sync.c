@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Catching up a whole inode, for a server that was away (SYNCING) or that
+ * a layout names anew: CHUNK_LIST says which chunks of an inode a server
+ * holds, and CHUNK_SYNC, from the MDS, makes this server's copies of an
+ * inode's chunks those of its replica group, a range of chunk indexes at
+ * a time:
+ *
+ *   1. list our chunks of the inode, then those of a peer of each group
+ *      of the layout that holds us (one that serves: a SYNCING or
+ *      unleased peer answers ESTALE and the next is asked);
+ *   2. a chunk the peer holds is compared (version, length, CRCs) and,
+ *      where it differs or is missing here, pulled through the resync
+ *      queue (resync.c), which we wait for;
+ *   3. a chunk only we hold stays, unless the peer has done truncations
+ *      of the inode that we have not (it was cut while we were away):
+ *      it goes.  Listing ours first means a chunk a write made meanwhile
+ *      is on the peer (a primary writes before it forwards), and is never
+ *      taken for one of those;
+ *   4. once the inode is done, we take the peers' truncation count, so
+ *      that cuts the MDS still has queued for us do not cut again what
+ *      was written after them.
+ */
+#include <stdlib.h>
+
+#include "ds.h"
+
+/* A group of the layout that holds this server, and its other members. */
+struct sync_group {
+	unsigned int g;
+	u32 nr_peers;
+	u32 peers[DS_MAX_PEERS];
+	/* the chunks of the peer that answered, of this group */
+	struct aifs_chunk_entry *theirs;
+	u32 nr_theirs;
+	u32 limit;		/* indexes past it are not listed */
+	u32 fence;
+};
+
+/* One chunk to look at. */
+struct sync_item {
+	u32 index;
+	struct sync_group *group;
+	const struct aifs_chunk_entry *theirs;	/* NULL: the peer lacks it */
+	const struct aifs_chunk_entry *ours;	/* NULL: we lack it */
+};
+
+struct sync_call {
+	struct ds *ds;
+	const struct aifs_chunk_sync_req *req;
+	u64 ino;
+	u32 from;
+	struct sync_group groups[AIFS_LAYOUT_MAX_TARGETS];
+	unsigned int nr_groups;
+	struct aifs_chunk_entry *ours;
+	u32 nr_ours;
+	u32 ours_limit;
+	u32 fence;		/* ours */
+	struct aifs_chunk_sync_rep rep;
+};
+
+/* CHUNK_LIST of @ino from @from to @peer, into @g. */
+static int sync_peer_list(struct sync_call *s, u32 peer, struct sync_group *g)
+{
+	struct aifs_chunk_list_req req = {
+		.id = s->req->id,
+		.max = cpu_to_le32(AIFS_CHUNK_LIST_MAX),
+	};
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
+	struct iovec iov = { &req, sizeof(req) };
+	struct aifs_chunk_list_rep rep;
+	struct aifs_reply reply;
+	u32 i, n, sc = le16_to_cpu(s->req->layout.stripe_count);
+	int err;
+
+	req.id.index = cpu_to_le32(s->from);
+	err = ds_peer_call(s->ds, peer, AIFS_OP_CHUNK_LIST, &iov, 1, &reply);
+	if (!err && reply.status)
+		err = -(int)reply.status;
+	if (!err)
+		err = aifs_decode_chunk_list_rep(reply.payload, reply.len, &rep,
+						 parts);
+	if (err)
+		goto out;
+	n = le32_to_cpu(rep.count);
+	g->theirs = calloc(n ? n : 1, sizeof(*g->theirs));
+	if (!g->theirs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	g->nr_theirs = 0;
+	g->limit = UINT32_MAX;
+	for (i = 0; i < n; i++) {
+		memcpy(&g->theirs[g->nr_theirs], (const u8 *)parts[0].data +
+		       i * AIFS_CHUNK_ENTRY_SIZE, AIFS_CHUNK_ENTRY_SIZE);
+		if (le32_to_cpu(g->theirs[g->nr_theirs].index) < s->from)
+			continue;	/* not asked for */
+		if (i == n - 1 && (le32_to_cpu(rep.flags) & AIFS_CHUNK_LIST_MORE))
+			g->limit = le32_to_cpu(g->theirs[g->nr_theirs].index);
+		if (le32_to_cpu(g->theirs[g->nr_theirs].index) % sc == g->g &&
+		    !le16_to_cpu(g->theirs[g->nr_theirs].fragment))
+			g->nr_theirs++;
+	}
+	g->fence = le32_to_cpu(rep.fence);
+out:
+	aifs_reply_free(&reply);
+	return err;
+}
+
+/* The chunks of a peer of group @g: from the first that serves. */
+static int sync_group_list(struct sync_call *s, struct sync_group *g)
+{
+	u32 i;
+	int err = -EAGAIN;
+
+	u32 source;
+
+	for (i = 0; i < g->nr_peers; i++) {
+		err = sync_peer_list(s, g->peers[i], g);
+		if (!err) {
+			/* the source goes first in the resync's list */
+			source = g->peers[i];
+			g->peers[i] = g->peers[0];
+			g->peers[0] = source;
+			return 0;
+		}
+		aifs_dbg("sync of inode %llx: ds %u: %s",
+			 (unsigned long long)s->ino, g->peers[i],
+			 strerror(-err));
+	}
+	return err;
+}
+
+/* The groups of the layout that hold this server: -EINVAL if none. */
+static int sync_groups(struct sync_call *s)
+{
+	const struct aifs_layout *l = &s->req->layout;
+	u32 self = ds_self_id(s->ds), t, w = l->replicas;
+	unsigned int g, sc = le16_to_cpu(l->stripe_count);
+	struct sync_group *grp;
+	bool member;
+
+	if (l->type != AIFS_LAYOUT_REPLICA)
+		return -EOPNOTSUPP;
+	if (!w || le16_to_cpu(l->target_count) != sc * w)
+		return -EINVAL;
+	for (g = 0; g < sc; g++) {
+		grp = &s->groups[s->nr_groups];
+		*grp = (struct sync_group){ .g = g };
+		member = false;
+		for (t = g * w; t < (g + 1) * w; t++) {
+			if (le32_to_cpu(l->targets[t]) == self)
+				member = true;
+			else if (grp->nr_peers < DS_MAX_PEERS)
+				grp->peers[grp->nr_peers++] =
+					le32_to_cpu(l->targets[t]);
+		}
+		if (member)
+			s->nr_groups++;
+	}
+	return s->nr_groups ? 0 : -EINVAL;
+}
+
+static int sync_item_cmp(const void *a, const void *b)
+{
+	const struct sync_item *x = a, *y = b;
+
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * The chunks to look at, by index: what the peers list, and ours of
+ * their groups up to where their lists end.  Their number, or -ENOMEM.
+ */
+static int sync_items(struct sync_call *s, struct sync_item **itemsp)
+{
+	u32 sc = le16_to_cpu(s->req->layout.stripe_count), i, j, n = 0, room = 0;
+	struct sync_item *items = NULL, *grown;
+	struct sync_group *g;
+
+	for (i = 0; i < s->nr_groups; i++)
+		room += s->groups[i].nr_theirs;
+	room += s->nr_ours;
+	items = calloc(room ? room : 1, sizeof(*items));
+	if (!items)
+		return -ENOMEM;
+	for (i = 0; i < s->nr_groups; i++) {
+		g = &s->groups[i];
+		for (j = 0; j < g->nr_theirs; j++)
+			items[n++] = (struct sync_item){
+				.index = le32_to_cpu(g->theirs[j].index),
+				.group = g, .theirs = &g->theirs[j] };
+	}
+	for (j = 0; j < s->nr_ours; j++) {
+		u32 index = le32_to_cpu(s->ours[j].index);
+
+		if (le16_to_cpu(s->ours[j].fragment))
+			continue;
+		for (i = 0; i < s->nr_groups; i++)
+			if (s->groups[i].g == index % sc)
+				break;
+		if (i == s->nr_groups || index > s->groups[i].limit)
+			continue;	/* not ours to keep, or not listed yet */
+		items[n++] = (struct sync_item){
+			.index = index, .group = &s->groups[i],
+			.ours = &s->ours[j] };
+	}
+	qsort(items, n, sizeof(*items), sync_item_cmp);
+	/* one item per index: theirs and ours together */
+	for (i = 0, j = 0; i < n; i++) {
+		if (j && items[j - 1].index == items[i].index) {
+			if (items[i].theirs)
+				items[j - 1].theirs = items[i].theirs;
+			if (items[i].ours)
+				items[j - 1].ours = items[i].ours;
+			continue;
+		}
+		items[j++] = items[i];
+	}
+	grown = realloc(items, (j ? j : 1) * sizeof(*items));
+	*itemsp = grown ? grown : items;
+	return j;
+}
+
+/* CRC32Cs of the peer's copy equal ours (version and length are). */
+static bool sync_same_crcs(struct sync_call *s, const struct sync_item *it)
+{
+	struct aifs_chunk_checksum_req req = { .id = s->req->id };
+	u32 nr = DS_BLOCKS(le32_to_cpu(it->theirs->length)), i;
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
+	struct iovec iov = { &req, sizeof(req) };
+	struct aifs_chunk_checksum_rep rep;
+	u32 crcs[AIFS_MAX_BLOCKS];
+	struct aifs_reply reply;
+	struct ds_lock lock;
+	struct ds_chunk c;
+	bool same = false;
+	int err;
+
+	if (!nr)
+		return true;
+	req.id.index = cpu_to_le32(it->index);
+	req.id.fragment = 0;
+	req.nr_blocks = cpu_to_le32(nr);
+	err = ds_peer_call(s->ds, it->group->peers[0], AIFS_OP_CHUNK_CHECKSUM,
+			   &iov, 1, &reply);
+	if (!err && reply.status)
+		err = -(int)reply.status;
+	if (!err)
+		err = aifs_decode_chunk_checksum_rep(reply.payload, reply.len,
+						     &rep, parts);
+	if (err || le32_to_cpu(rep.count) != nr ||
+	    le64_to_cpu(rep.version) != le64_to_cpu(it->theirs->version))
+		goto out;
+	ds_chunk_lock(s->ds, &req.id, false, &lock);
+	if (!ds_chunk_open(s->ds, &req.id, 0, &c)) {
+		same = c.meta.version == le64_to_cpu(rep.version) &&
+		       !ds_crcs_load(&c, 0, nr, crcs);
+		for (i = 0; same && i < nr; i++)
+			same = crcs[i] == aifs_span_le32(&parts[0], i);
+		ds_chunk_close(&c, 0);
+	}
+	ds_chunk_unlock(s->ds, &lock);
+out:
+	aifs_reply_free(&reply);
+	return same;
+}
+
+/* Whether our copy of @it is the peer's, as far as the lists tell. */
+static bool sync_in_step(struct sync_call *s, const struct sync_item *it)
+{
+	const struct aifs_chunk_entry *o = it->ours, *t = it->theirs;
+
+	if (!o || (le16_to_cpu(o->flags) & AIFS_CHUNK_STALE) ||
+	    o->version != t->version || o->length != t->length)
+		return false;
+	return sync_same_crcs(s, it);
+}
+
+/* Our copy of @index is whole and at least at @version. */
+static bool sync_caught_up(struct sync_call *s, u32 index, u64 version)
+{
+	struct aifs_chunk_id id = s->req->id;
+	struct ds_lock lock;
+	struct ds_chunk c;
+	bool ok = false;
+
+	id.index = cpu_to_le32(index);
+	id.fragment = 0;
+	ds_chunk_lock(s->ds, &id, false, &lock);
+	if (!ds_chunk_open(s->ds, &id, 0, &c)) {
+		ok = !(c.meta.flags & DS_META_STALE) &&
+		     c.meta.version >= version;
+		ds_chunk_close(&c, 0);
+	}
+	ds_chunk_unlock(s->ds, &lock);
+	return ok;
+}
+
+/*
+ * One chunk: 0 when ours is the group's (copied or deleted if need be),
+ * -EAGAIN when it cannot be yet (the peer's copy is stale itself, or the
+ * pull failed).
+ */
+static int sync_item(struct sync_call *s, const struct sync_item *it)
+{
+	struct aifs_chunk_id id = s->req->id;
+	u64 version;
+
+	id.index = cpu_to_le32(it->index);
+	id.fragment = 0;
+	if (!it->theirs) {
+		/* cut while we were away: the peer did truncations we did not */
+		if (it->group->fence <= s->fence)
+			return 0;
+		s->rep.deleted = cpu_to_le32(le32_to_cpu(s->rep.deleted) + 1);
+		return ds_chunk_delete(s->ds, &id, 0);
+	}
+	if (le16_to_cpu(it->theirs->flags) & AIFS_CHUNK_STALE)
+		return -EAGAIN;
+	if (sync_in_step(s, it))
+		return 0;
+	version = le64_to_cpu(it->theirs->version);
+	ds_resync_request(s->ds, &id, le32_to_cpu(s->req->layout.chunk_size),
+			  version, it->group->peers, it->group->nr_peers);
+	ds_resync_wait(s->ds, &id);
+	if (!sync_caught_up(s, it->index, version))
+		return -EAGAIN;
+	s->rep.copied = cpu_to_le32(le32_to_cpu(s->rep.copied) + 1);
+	return 0;
+}
+
+/* Done with the inode: take the truncations the peers have done. */
+static int sync_take_fence(struct sync_call *s)
+{
+	u32 fence = UINT32_MAX, mine, i;
+	struct ds_lock lock;
+	int err;
+
+	for (i = 0; i < s->nr_groups; i++)
+		if (s->groups[i].nr_peers && s->groups[i].fence < fence)
+			fence = s->groups[i].fence;
+	if (fence == UINT32_MAX)
+		return 0;
+	ds_fence_lock(s->ds, s->ino, &lock);
+	err = ds_fence_load(s->ds, s->ino, &mine);
+	if (!err && fence > mine)
+		err = ds_fence_store(s->ds, s->ino, fence);
+	ds_chunk_unlock(s->ds, &lock);
+	return err;
+}
+
+/* Lists, then up to @max items from @from: @s->rep. */
+static int sync_range(struct sync_call *s)
+{
+	u32 max = le32_to_cpu(s->req->max), bound = UINT32_MAX, i;
+	struct sync_item *items = NULL;
+	bool more;
+	int n, err;
+
+	err = ds_fence_load(s->ds, s->ino, &s->fence);
+	if (err)
+		return err;
+	/* ours first: see the top of the file */
+	n = ds_store_list(s->ds, s->ino, s->from, AIFS_CHUNK_LIST_MAX, s->ours,
+			  &more);
+	if (n < 0)
+		return n;
+	s->nr_ours = n;
+	s->ours_limit = more ? le32_to_cpu(s->ours[n - 1].index) : UINT32_MAX;
+	for (i = 0; i < s->nr_groups; i++) {
+		s->groups[i].limit = UINT32_MAX;
+		if (!s->groups[i].nr_peers)
+			continue;	/* one copy: nothing to catch up with */
+		err = sync_group_list(s, &s->groups[i]);
+		if (err)
+			return err == -ENOMEM ? err : -EAGAIN;
+		if (s->groups[i].limit < bound)
+			bound = s->groups[i].limit;
+	}
+	if (s->ours_limit < bound)
+		bound = s->ours_limit;
+	n = sync_items(s, &items);
+	if (n < 0)
+		return n;
+	if ((u32)n > max)
+		bound = items[max].index - 1 < bound ? items[max].index - 1 :
+						       bound;
+	s->rep.next = cpu_to_le32(AIFS_CHUNK_SYNC_DONE);
+	for (i = 0; i < (u32)n && items[i].index <= bound && !err; i++) {
+		err = sync_item(s, &items[i]);
+		if (err == -EAGAIN)
+			s->rep.next = cpu_to_le32(items[i].index);
+	}
+	free(items);
+	if (err)
+		return err == -EAGAIN ? 0 : err;
+	if (bound != UINT32_MAX)
+		s->rep.next = cpu_to_le32(bound + 1);
+	return bound == UINT32_MAX ? sync_take_fence(s) : 0;
+}
+
+static void sync_call_free(struct sync_call *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr_groups; i++)
+		free(s->groups[i].theirs);
+	free(s->ours);
+}
+
+/* CHUNK_SYNC, from the MDS: this server's copies of an inode's chunks. */
+static int ds_sync_handler(struct aifs_request *req)
+{
+	struct aifs_chunk_sync_req r;
+	struct sync_call *s;
+	int err, n;
+
+	err = aifs_decode_chunk_sync_req(req->payload, req->payload_len, &r,
+					 NULL);
+	if (!err)
+		err = ds_check_id(req->data, &r.id);
+	if (err)
+		return err;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->ds = req->data;
+	s->req = &r;
+	s->ino = le64_to_cpu(r.id.ino);
+	s->from = le32_to_cpu(r.id.index);
+	s->ours = calloc(AIFS_CHUNK_LIST_MAX, sizeof(*s->ours));
+	err = s->ours ? sync_groups(s) : -ENOMEM;
+	if (!err)
+		err = sync_range(s);
+	if (!err) {
+		aifs_dbg("sync of inode %llx from %u: %u copied, %u deleted, next %u",
+			 (unsigned long long)s->ino, s->from,
+			 le32_to_cpu(s->rep.copied), le32_to_cpu(s->rep.deleted),
+			 le32_to_cpu(s->rep.next));
+		req->reply = malloc(sizeof(s->rep));
+		n = req->reply ? aifs_encode_chunk_sync_rep(req->reply,
+				sizeof(s->rep), &s->rep, NULL) : -ENOMEM;
+		if (n >= 0)
+			req->reply_len = n;
+		err = n < 0 ? n : 0;
+	}
+	sync_call_free(s);
+	free(s);
+	return err;
+}
+
+/* CHUNK_LIST: the chunks of an inode here, for a peer catching up. */
+static int ds_list_handler(struct aifs_request *req)
+{
+	struct aifs_chunk_entry *entries;
+	struct aifs_chunk_list_req r;
+	struct aifs_chunk_list_rep rep = { 0 };
+	struct aifs_span part;
+	struct ds *ds = req->data;
+	u32 fence;
+	size_t size;
+	bool more;
+	int n, err;
+
+	err = aifs_decode_chunk_list_req(req->payload, req->payload_len, &r,
+					 NULL);
+	if (!err)
+		err = ds_check_id(ds, &r.id);
+	if (!err && !ds_serving(ds))
+		err = -ESTALE;	/* maybe behind: no source for anyone */
+	if (!err)
+		err = ds_fence_load(ds, le64_to_cpu(r.id.ino), &fence);
+	if (err)
+		return err;
+	entries = calloc(le32_to_cpu(r.max), sizeof(*entries));
+	if (!entries)
+		return -ENOMEM;
+	n = ds_store_list(ds, le64_to_cpu(r.id.ino), le32_to_cpu(r.id.index),
+			  le32_to_cpu(r.max), entries, &more);
+	size = sizeof(rep) + (n > 0 ? n : 0) * sizeof(*entries);
+	req->reply = n < 0 ? NULL : malloc(size);
+	if (n >= 0 && !req->reply)
+		n = -ENOMEM;
+	if (n >= 0) {
+		rep.fence = cpu_to_le32(fence);
+		rep.flags = cpu_to_le32(more ? AIFS_CHUNK_LIST_MORE : 0);
+		part = (struct aifs_span){ entries, n * sizeof(*entries) };
+		n = aifs_encode_chunk_list_rep(req->reply, size, &rep, &part);
+	}
+	free(entries);
+	if (n < 0)
+		return n;
+	req->reply_len = n;
+	return 0;
+}
+
+int ds_sync_register(struct aifs_server *srv)
+{
+	int err;
+
+	err = aifs_server_register(srv, AIFS_OP_CHUNK_LIST, ds_list_handler,
+				   AIFS_HANDLER_BLOCKING);
+	if (!err)
+		err = aifs_server_register(srv, AIFS_OP_CHUNK_SYNC,
+					   ds_sync_handler,
+					   AIFS_HANDLER_BLOCKING);
+	return err;
+}

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Recovery: a data server back from OFFLINE missed the writes its peers
+ * took without it, and the truncations and deletions queued for it, so it
+ * is SYNCING (clustermap.c) and serves nothing.  One thread walks the
+ * inode table for each SYNCING server, a batch at a time from where it
+ * stopped, and sends every regular file whose layout names the server a
+ * CHUNK_SYNC, range after range, until the server says the inode is in
+ * sync there (ds.md, "Catching up").  At the end of the table the server
+ * is in sync: UP (or DRAINING).  Files made meanwhile are never placed on
+ * a SYNCING server, so the walk misses none.
+ *
+ * The walk is in memory: after an MDS restart a SYNCING server starts
+ * again from the first inode, which only costs comparisons.  A server
+ * that fails a call is left alone for a pause that doubles up to
+ * RECOVERY_BACKOFF_MAX_MS, the others go on.
+ */
+#include <stdlib.h>
+#include <time.h>
+
+#include "mds.h"
+
+#define RECOVERY_POLL_MS	200
+#define RECOVERY_CALL_MS	60000	/* a range of chunks pulled */
+#define RECOVERY_SCAN		4096	/* inodes looked at per step */
+#define RECOVERY_FILES		16	/* files synced per step */
+#define RECOVERY_RANGE		16	/* chunks per CHUNK_SYNC */
+#define RECOVERY_BACKOFF_MIN_MS	200
+#define RECOVERY_BACKOFF_MAX_MS	5000
+#define RECOVERY_MAX_DS		64	/* connections kept */
+
+struct recovery_ds {
+	u32 id;
+	struct aifs_addr addr;		/* of @conn */
+	struct aifs_conn *conn;
+	u64 retry_at;
+	u32 backoff_ms;
+	u64 files, copied, deleted;	/* this round */
+};
+
+struct mds_recovery {
+	struct mds *mds;
+	pthread_t thread;
+	pthread_mutex_t lock;		/* protects @stop */
+	pthread_cond_t wake;
+	bool stop;
+	struct aifs_secret secret;
+	struct recovery_ds ds[RECOVERY_MAX_DS];
+	unsigned int nr_ds;
+};
+
+/* A file to sync on the server. */
+struct recovery_file {
+	u64 ino;
+	struct aifs_layout layout;
+};
+
+static struct recovery_ds *recovery_ds_get(struct mds_recovery *r, u32 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_ds; i++)
+		if (r->ds[i].id == id)
+			return &r->ds[i];
+	if (r->nr_ds == RECOVERY_MAX_DS)
+		return NULL;
+	r->ds[r->nr_ds] = (struct recovery_ds){ .id = id };
+	return &r->ds[r->nr_ds++];
+}
+
+static void recovery_ds_close(struct recovery_ds *ds)
+{
+	if (ds->conn)
+		aifs_close(ds->conn);
+	ds->conn = NULL;
+}
+
+static void recovery_ds_failed(struct recovery_ds *ds, u64 ino, int err)
+{
+	if (!ds->backoff_ms)
+		aifs_warn("data server %u: sync of inode %llu: %s: trying again later",
+			  ds->id, (unsigned long long)ino, strerror(-err));
+	if (err != -EAGAIN)
+		recovery_ds_close(ds);
+	ds->backoff_ms = ds->backoff_ms ? 2 * ds->backoff_ms :
+					  RECOVERY_BACKOFF_MIN_MS;
+	if (ds->backoff_ms > RECOVERY_BACKOFF_MAX_MS)
+		ds->backoff_ms = RECOVERY_BACKOFF_MAX_MS;
+	ds->retry_at = aifs_now_ms() + ds->backoff_ms;
+}
+
+static bool layout_names(const struct aifs_layout *l, u32 id)
+{
+	unsigned int i, n = le16_to_cpu(l->target_count);
+
+	for (i = 0; i < n && i < AIFS_LAYOUT_MAX_TARGETS; i++)
+		if (le32_to_cpu(l->targets[i]) == id)
+			return true;
+	return false;
+}
+
+/*
+ * From inode @*cursor on, up to RECOVERY_FILES files whose layout names
+ * @id into @files, looking at RECOVERY_SCAN inodes at most; *@cursor
+ * moves past those looked at, to UINT64_MAX at the end of the table.
+ */
+static int recovery_scan(struct mds_recovery *r, u32 id, u64 *cursor,
+			 struct recovery_file *files)
+{
+	MDB_val k = { sizeof(*cursor), cursor }, v;
+	const struct mds_inode *inode;
+	unsigned int scanned = 0;
+	MDB_cursor *cur;
+	struct mds_txn t;
+	int n = 0, rc, err;
+
+	err = mds_read_begin(r->mds, &t);
+	if (err)
+		return err;
+	err = mds_db_cursor(&t, MDS_DB_INODES, &cur);
+	if (err)
+		goto out;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	     !rc && n < RECOVERY_FILES && scanned < RECOVERY_SCAN;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT), scanned++) {
+		memcpy(cursor, k.mv_data, sizeof(*cursor));
+		(*cursor)++;
+		if (v.mv_size != sizeof(*inode))
+			continue;	/* --check reports it */
+		inode = v.mv_data;
+		if (!S_ISREG(inode->mode) ||
+		    inode->layout.type != AIFS_LAYOUT_REPLICA ||
+		    !layout_names(&inode->layout, id))
+			continue;
+		files[n].ino = inode->ino;
+		files[n++].layout = inode->layout;
+	}
+	if (rc == MDB_NOTFOUND)
+		*cursor = UINT64_MAX;
+	mdb_cursor_close(cur);
+	err = n;
+out:
+	mds_read_end(&t);
+	return err;
+}
+
+/* CHUNK_SYNC of @f on @ds, range after range: 0 once it is in sync. */
+static int recovery_sync_file(struct mds_recovery *r, struct recovery_ds *ds,
+			      const struct recovery_file *f)
+{
+	struct aifs_chunk_sync_req req = {
+		.id.ino = cpu_to_le64(f->ino),
+		.max = cpu_to_le32(RECOVERY_RANGE),
+		.layout = f->layout,
+	};
+	struct iovec iov = { &req, sizeof(req) };
+	struct aifs_chunk_sync_rep rep;
+	struct aifs_reply reply;
+	u32 from = 0, next;
+	int err;
+
+	memcpy(req.id.fs_uuid, r->mds->super.uuid, sizeof(req.id.fs_uuid));
+	for (;;) {
+		req.id.index = cpu_to_le32(from);
+		err = aifs_call(ds->conn, AIFS_OP_CHUNK_SYNC, &iov, 1, &reply,
+				RECOVERY_CALL_MS);
+		if (!err && reply.status)
+			err = -(int)reply.status;
+		if (!err)
+			err = aifs_decode_chunk_sync_rep(reply.payload,
+							 reply.len, &rep, NULL);
+		aifs_reply_free(&reply);
+		if (err)
+			return err;
+		ds->copied += le32_to_cpu(rep.copied);
+		ds->deleted += le32_to_cpu(rep.deleted);
+		next = le32_to_cpu(rep.next);
+		if (next == AIFS_CHUNK_SYNC_DONE)
+			return 0;
+		if (next <= from && !rep.copied && !rep.deleted)
+			return -EAGAIN;	/* a peer cannot give it yet */
+		from = next;
+	}
+}
+
+static int recovery_connect(struct mds_recovery *r, struct recovery_ds *ds,
+			    const struct aifs_ds_info *info)
+{
+	if (ds->conn && !memcmp(&ds->addr, &info->addr, sizeof(info->addr)))
+		return 0;
+	recovery_ds_close(ds);
+	ds->addr = info->addr;
+	return mds_ds_connect(r->mds, &r->secret, &info->addr,
+			      RECOVERY_CALL_MS, &ds->conn);
+}
+
+/* One step of the walk for the SYNCING server @info. */
+static void recovery_step(struct mds_recovery *r,
+			  const struct aifs_ds_info *info, u64 cursor,
+			  u32 round)
+{
+	struct recovery_file files[RECOVERY_FILES];
+	u32 id = le32_to_cpu(info->id);
+	struct recovery_ds *ds = recovery_ds_get(r, id);
+	u64 next = cursor;
+	int i, n, err;
+
+	if (!ds || ds->retry_at > aifs_now_ms())
+		return;
+	if (!cursor)
+		ds->files = ds->copied = ds->deleted = 0;
+	n = recovery_scan(r, id, &next, files);
+	err = n < 0 ? n : recovery_connect(r, ds, info);
+	for (i = 0; !err && i < n; i++) {
+		err = recovery_sync_file(r, ds, &files[i]);
+		if (err) {
+			recovery_ds_failed(ds, files[i].ino, err);
+			/* again from this file */
+			mds_map_sync_cursor(r->mds, id, round, files[i].ino);
+			return;
+		}
+		ds->files++;
+	}
+	if (err) {
+		recovery_ds_failed(ds, 0, err);
+		return;
+	}
+	ds->backoff_ms = 0;
+	mds_map_sync_cursor(r->mds, id, round, next);
+	if (next != UINT64_MAX)
+		return;
+	aifs_info("data server %u: %llu files synced, %llu chunks copied, %llu deleted",
+		  id, (unsigned long long)ds->files,
+		  (unsigned long long)ds->copied,
+		  (unsigned long long)ds->deleted);
+	err = mds_map_sync_done(r->mds, id, round);
+	if (err)
+		aifs_err("data server %u: cannot mark it in sync: %s", id,
+			 strerror(-err));
+}
+
+/* Wait RECOVERY_POLL_MS; true once stopping. */
+static bool recovery_wait(struct mds_recovery *r)
+{
+	struct timespec until;
+	bool stop;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += RECOVERY_POLL_MS * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&r->lock);
+	while (!r->stop &&
+	       pthread_cond_timedwait(&r->wake, &r->lock, &until) != ETIMEDOUT)
+		;
+	stop = r->stop;
+	pthread_mutex_unlock(&r->lock);
+	return stop;
+}
+
+static void *recovery_main(void *arg)
+{
+	struct mds_recovery *r = arg;
+	struct aifs_ds_info info;
+	u32 after, round;
+	u64 cursor;
+
+	do {
+		for (after = 0; !mds_map_next_syncing(r->mds, after, &info,
+						      &cursor, &round);
+		     after = le32_to_cpu(info.id))
+			recovery_step(r, &info, cursor, round);
+	} while (!recovery_wait(r));
+	return NULL;
+}
+
+int mds_recovery_start(struct mds *mds)
+{
+	struct mds_recovery *r = calloc(1, sizeof(*r));
+	pthread_condattr_t attr;
+	char why[256];
+	int err;
+
+	if (!r)
+		return -ENOMEM;
+	err = aifs_secret_load(&r->secret, mds->cfg->server.secret_file, why,
+			       sizeof(why));
+	if (err) {
+		aifs_err("%s", why);
+		free(r);
+		return err;
+	}
+	r->mds = mds;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&r->wake, &attr);
+	pthread_condattr_destroy(&attr);
+	mds->recovery = r;
+	err = -pthread_create(&r->thread, NULL, recovery_main, r);
+	if (err) {
+		mds->recovery = NULL;
+		aifs_secret_wipe(&r->secret);
+		pthread_cond_destroy(&r->wake);
+		pthread_mutex_destroy(&r->lock);
+		free(r);
+	}
+	return err;
+}
+
+/* Before the writer stops: a step may still use it. */
+void mds_recovery_stop(struct mds *mds)
+{
+	struct mds_recovery *r = mds->recovery;
+	unsigned int i;
+
+	if (!r)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->stop = true;
+	pthread_cond_signal(&r->wake);
+	pthread_mutex_unlock(&r->lock);
+	pthread_join(r->thread, NULL);
+	mds->recovery = NULL;
+	for (i = 0; i < r->nr_ds; i++)
+		recovery_ds_close(&r->ds[i]);
+	aifs_secret_wipe(&r->secret);
+	pthread_cond_destroy(&r->wake);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+}

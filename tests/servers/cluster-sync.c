@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * A data server back from OFFLINE is not trusted blindly: a real aifs-mds
+ * and three aifs-ds, replicas = 2.  The replica of a file is killed; while
+ * it is OFFLINE its primary takes an overwrite of chunk 0 and a new chunk
+ * 2 without it.  Back, the server is SYNCING: it serves nothing (a read,
+ * a write as primary and a CHUNK_LIST answer ESTALE) while the MDS has it
+ * catch up (its CHUNK_SYNCs slowed by a fault injection point, so that the
+ * state can be seen).  Then it is UP and holds the primary's bytes,
+ * versions and CRCs of every chunk.
+ */
+#include <signal.h>
+#include <stdlib.h>
+
+#include "cluster-harness.h"
+
+#define GRACE_MS	600
+#define WAIT_MS		20000
+#define NR_CHUNKS	3
+
+static char want[NR_CHUNKS][DS_TEST_CHUNK], got[DS_TEST_CHUNK];
+
+/* Chunk @index to @primary with @replica, bytes of @seed. */
+static void put(struct ds_proc *primary, u32 replica, u64 ino, u32 index,
+		u32 seed)
+{
+	int err, tries = 0;
+
+	ds_fill(want[index], DS_TEST_CHUNK, seed);
+	do {
+		if (tries)
+			test_sleep_ms(50);
+		err = ds_write(primary, ino, index, 0, want[index],
+			       DS_TEST_CHUNK, &replica, 1, NULL);
+	} while (err == -EAGAIN && ++tries < 100);
+	CHECK(!err, "write of chunk %u: %d", index, err);
+}
+
+/* Chunk @index on @p, retried while @p does not serve yet: its version. */
+static u64 get(struct ds_proc *p, u64 ino, u32 index)
+{
+	u64 version = 0;
+	u32 len = 0;
+	int err, tries = 0;
+
+	do {
+		if (tries)
+			test_sleep_ms(50);
+		err = ds_read(p, ino, index, 0, DS_TEST_CHUNK, 0, got, &len,
+			      &version);
+	} while (err == -ESTALE && ++tries < 100);
+	CHECK(!err && len == DS_TEST_CHUNK &&
+	      !memcmp(got, want[index], DS_TEST_CHUNK),
+	      "chunk %u on ds %d: %d, %u bytes", index, p->id, err, len);
+	return version;
+}
+
+static void crcs(struct ds_proc *p, u64 ino, u32 index, u32 *out)
+{
+	struct aifs_chunk_checksum_req req = { .nr_blocks = cpu_to_le32(16) };
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
+	struct aifs_chunk_checksum_rep rep;
+	struct aifs_reply reply;
+	u32 i;
+
+	ds_chunk_id(&req.id, ino, index);
+	memset(out, 0, 16 * 4);
+	if (ds_request(p, AIFS_OP_CHUNK_CHECKSUM, &req, sizeof(req), &reply) ||
+	    reply.status ||
+	    aifs_decode_chunk_checksum_rep(reply.payload, reply.len, &rep,
+					   parts)) {
+		CHECK(0, "checksums of chunk %u on ds %d", index, p->id);
+		return;
+	}
+	for (i = 0; i < le32_to_cpu(rep.count) && i < 16; i++)
+		out[i] = aifs_span_le32(&parts[0], i);
+	aifs_reply_free(&reply);
+}
+
+static void while_syncing(struct ds_proc *r, u32 primary_id, u64 ino)
+{
+	struct aifs_chunk_list_req list = {
+		.max = cpu_to_le32(8),
+	};
+	struct aifs_reply reply;
+	u32 len = 0;
+	int err;
+
+	err = ds_read(r, ino, 1, 0, DS_TEST_CHUNK, 0, got, &len, NULL);
+	CHECK(err == -ESTALE, "read of a SYNCING server: %d", err);
+	err = ds_write(r, ino, 1, 0, want[1], 100, &primary_id, 1, NULL);
+	CHECK(err == -ESTALE, "write to a SYNCING primary: %d", err);
+	ds_chunk_id(&list.id, ino, 0);
+	err = ds_request(r, AIFS_OP_CHUNK_LIST, &list, sizeof(list), &reply);
+	CHECK(!err && reply.status == ESTALE,
+	      "CHUNK_LIST of a SYNCING server: %d, status %u", err,
+	      reply.status);
+	aifs_reply_free(&reply);
+}
+
+int main(void)
+{
+	struct cluster_state s;
+	struct aifs_layout l;
+	struct ds_proc *p, *r;
+	u32 pid, rid, i, a[16], b[16];
+	u64 ino;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	cluster_setup(3, GRACE_MS, "default_replicas = 2\n");
+	ino = cluster_create("f", &l);
+	pid = le32_to_cpu(l.targets[0]);
+	rid = le32_to_cpu(l.targets[1]);
+	p = cluster_proc(pid);
+	r = cluster_proc(rid);
+	put(p, rid, ino, 0, 1);
+	put(p, rid, ino, 1, 2);
+	get(r, ino, 1);
+
+	ds_stop(r, SIGKILL);
+	s = (struct cluster_state){ r, AIFS_DS_OFFLINE };
+	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS), "not offline");
+	put(p, rid, ino, 0, 3);		/* without the replica */
+	put(p, rid, ino, 2, 4);
+
+	setenv("AIFS_FAIL", "request.delay:opcode=73:value=1500", 1);
+	ds_start(r);
+	unsetenv("AIFS_FAIL");
+	s.state = AIFS_DS_SYNCING;
+	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS), "not syncing");
+	while_syncing(r, pid, ino);
+	s.state = AIFS_DS_UP;
+	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS), "not up again");
+	for (i = 0; i < NR_CHUNKS; i++) {
+		CHECK(get(r, ino, i) == get(p, ino, i),
+		      "chunk %u: versions differ", i);
+		crcs(r, ino, i, a);
+		crcs(p, ino, i, b);
+		CHECK(!memcmp(a, b, sizeof(a)), "chunk %u: CRCs differ", i);
+	}
+	return test_result();
+}
