@@ -125,6 +125,9 @@ struct ds_meta {
 	u32 peers[DS_MAX_PEERS];	/* the group as last heard of */
 	u64 want;		/* stale: the newest version a forward brought,
 				 * which the copy must reach to serve again */
+	u32 fence;		/* pulled from a peer that had done this
+				 * truncation of the inode: cuts up to it are
+				 * in it already */
 };
 
 /* An open chunk; its lock is held by the caller. */
@@ -151,7 +154,8 @@ int ds_meta_store(struct ds_chunk *c);
 int ds_crcs_load(struct ds_chunk *c, u32 first, u32 n, u32 *crcs);
 int ds_crcs_store(struct ds_chunk *c, u32 first, u32 n, const u32 *crcs);
 int ds_chunk_sync(struct ds_chunk *c);
-int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags);
+int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags,
+		    u32 fence);
 
 /* Called per chunk stored; a non-zero return ends the walk with it. */
 typedef int ds_chunk_fn(struct ds *ds, const struct aifs_chunk_id *id,
@@ -183,7 +187,8 @@ int ds_io_register(struct aifs_server *srv);
 /* replicate.c: peers and forwarding */
 int ds_peers_init(struct ds *ds);
 void ds_peers_exit(struct ds *ds);
-int ds_peer_set(struct ds *ds, u32 id, const char *host, const char *port);
+int ds_peer_set(struct ds *ds, u32 id, const char *host, const char *port,
+		u32 state);
 int ds_parse_hostport(const char *s, char *host, size_t host_size, char *port,
 		      size_t port_size);
 int ds_peer_call(struct ds *ds, u32 id, u16 opcode, const struct iovec *iov,
@@ -196,8 +201,8 @@ int ds_resync_start(struct ds *ds);
 void ds_resync_stop(struct ds *ds);
 void ds_resync_queue(struct ds *ds, const struct ds_chunk *c, u64 min_version);
 void ds_resync_request(struct ds *ds, const struct aifs_chunk_id *id,
-		       u32 chunk_size, u64 min_version, const u32 *peers,
-		       u32 nr_peers);
+		       u32 chunk_size, u64 min_version, u32 fence,
+		       const u32 *peers, u32 nr_peers);
 void ds_resync_counts(struct ds *ds, u64 *resynced, u64 *failed);
 void ds_resync_wait(struct ds *ds, const struct aifs_chunk_id *id);
 
@@ -219,5 +224,6 @@ void ds_mds_stop(struct ds *ds);
 void ds_mds_refresh(struct ds *ds);
 void ds_mds_reload(void *data);
 bool ds_serving(struct ds *ds);
+u32 ds_mds_out_wait_ms(struct ds *ds);
 
 #endif /* AIFS_DS_H */

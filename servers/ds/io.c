@@ -454,6 +454,12 @@ static int ds_truncate_chunk(struct aifs_request *req, const void *arg)
 	}
 	if (err)
 		return err;
+	if (r->fence && c.meta.fence >= le32_to_cpu(r->fence)) {
+		/* pulled from a peer that had made this cut */
+		err = ds_reply_chunk(req, &c, c.meta.length);
+		ds_io_end(&c, &lock, err);
+		return err;
+	}
 	err = length > c.meta.chunk_size ? -EINVAL :
 		ds_data_truncate(&c, length);
 	if (!err) {
@@ -543,7 +549,8 @@ static int ds_delete_chunk(struct aifs_request *req, const void *arg)
 {
 	const struct aifs_chunk_delete_req *r = arg;
 
-	return ds_chunk_delete(req->data, &r->id, le32_to_cpu(r->flags));
+	return ds_chunk_delete(req->data, &r->id, le32_to_cpu(r->flags),
+			       le32_to_cpu(r->fence));
 }
 
 /* CHUNK_DELETE; with a fence, the last request of that truncation. */

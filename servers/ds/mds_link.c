@@ -51,10 +51,24 @@ struct ds_mds_link {
 	struct aifs_addr self;	/* what we tell the MDS */
 	struct aifs_conn *conn;
 	u64 epoch;		/* of the map we have */
-	u32 heartbeat_ms;
-	u32 grace_ms;
+	/* set by the link's thread, read by primaries (ds_mds_out_wait_ms) */
+	atomic_uint heartbeat_ms;
+	atomic_uint grace_ms;
 	u32 state;		/* enum aifs_ds_state, as the MDS last said */
 };
+
+/*
+ * How long a primary waits for the MDS to count an unreachable replica
+ * out: its grace (the MDS looks at least every quarter of it) twice over,
+ * and three heartbeats for the news to reach us; 0 without an MDS.
+ */
+u32 ds_mds_out_wait_ms(struct ds *ds)
+{
+	struct ds_mds_link *l = ds->mds;
+
+	return l ? 2 * atomic_load(&l->grace_ms) +
+		   3 * atomic_load(&l->heartbeat_ms) : 0;
+}
 
 bool ds_serving(struct ds *ds)
 {
@@ -126,16 +140,15 @@ static void ds_mds_learn_peer(struct ds_mds_link *l,
 {
 	char host[INET6_ADDRSTRLEN], port[16];
 	u16 family = le16_to_cpu(info->addr.family);
-	u32 state = le32_to_cpu(info->state);
 
-	if (le32_to_cpu(info->id) == ds_self_id(l->ds) ||
-	    (state != AIFS_DS_UP && state != AIFS_DS_DRAINING))
+	if (le32_to_cpu(info->id) == ds_self_id(l->ds))
 		return;
 	if (!inet_ntop(family == AIFS_AF_INET ? AF_INET : AF_INET6,
 		       info->addr.addr, host, sizeof(host)))
 		return;
 	snprintf(port, sizeof(port), "%u", le16_to_cpu(info->addr.port));
-	ds_peer_set(l->ds, le32_to_cpu(info->id), host, port);
+	ds_peer_set(l->ds, le32_to_cpu(info->id), host, port,
+		    le32_to_cpu(info->state));
 }
 
 /* The map moved: learn where the other data servers are. */
@@ -205,7 +218,7 @@ static int ds_mds_register(struct ds_mds_link *l)
 	l->grace_ms = le32_to_cpu(rep.grace_ms);
 	ds_mds_lease(l, sent, le32_to_cpu(rep.state));
 	aifs_info("registered with the MDS as ds %u (heartbeat every %u ms)",
-		  id, l->heartbeat_ms);
+		  id, atomic_load(&l->heartbeat_ms));
 	if (id != ds_self_id(ds) && ds_identity_set_id(ds, id))
 		return -EIO;
 	return ds_mds_map(l, le64_to_cpu(rep.epoch));

@@ -15,10 +15,16 @@
  * (resync.c): it is skipped the same way.  A replica answering any other
  * error (ENOSPC, EIO) was alive and failed: the write fails with EAGAIN
  * and the client retries; versions tell the newest copy.
+ *
+ * With an MDS, "dead" is the MDS's word, not ours: a replica we cannot
+ * reach is skipped only once the MDS counts it OFFLINE, for only then
+ * does it stop serving (its lease, mds_link.c).  Until then the forward
+ * is tried again (ds_forward_until_out()).
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "ds.h"
 
@@ -30,6 +36,7 @@ struct ds_link {
 
 struct ds_peer {
 	u32 id;
+	u32 state;		/* enum aifs_ds_state in our map; 0: static */
 	char host[NI_MAXHOST];
 	char port[16];
 	struct ds_link *link;	/* NULL until connected */
@@ -89,8 +96,12 @@ static void ds_link_put(struct ds_link *link, int n)
 	free(link);
 }
 
-/* Add or move peer @id (the config's peers, the MDS's cluster map). */
-int ds_peer_set(struct ds *ds, u32 id, const char *host, const char *port)
+/*
+ * Add or move peer @id (the config's peers, state 0; the MDS's cluster
+ * map, with the state it holds).
+ */
+int ds_peer_set(struct ds *ds, u32 id, const char *host, const char *port,
+		u32 state)
 {
 	struct ds_peers *p = ds->peers;
 	struct ds_peer *peer, *tab;
@@ -98,6 +109,8 @@ int ds_peer_set(struct ds *ds, u32 id, const char *host, const char *port)
 
 	pthread_mutex_lock(&p->lock);
 	peer = ds_peer_find(p, id);
+	if (peer)
+		peer->state = state;
 	if (peer && !strcmp(peer->host, host) && !strcmp(peer->port, port))
 		goto out;
 	if (!peer && p->nr == p->cap) {
@@ -111,7 +124,7 @@ int ds_peer_set(struct ds *ds, u32 id, const char *host, const char *port)
 	}
 	if (!peer) {
 		peer = &p->tab[p->nr++];
-		*peer = (struct ds_peer){ .id = id };
+		*peer = (struct ds_peer){ .id = id, .state = state };
 	}
 	if (peer->link)
 		ds_link_put(peer->link, 1);
@@ -145,7 +158,7 @@ static int ds_peers_parse(struct ds *ds, const char *list)
 			aifs_err("peers: '%s' is not id=host:port", item);
 			err = -EINVAL;
 		} else {
-			err = ds_peer_set(ds, id, host, port);
+			err = ds_peer_set(ds, id, host, port, 0);
 		}
 	}
 	free(copy);
@@ -332,6 +345,57 @@ struct ds_fwd {
 	int err;	/* 0 if it has the write or is skipped, else -EAGAIN */
 };
 
+/* Whether the MDS counts peer @id out (OFFLINE, RETIRED): it serves nothing. */
+static bool ds_peer_out(struct ds *ds, u32 id)
+{
+	struct ds_peers *p = ds->peers;
+	struct ds_peer *peer;
+	bool out;
+
+	pthread_mutex_lock(&p->lock);
+	peer = ds_peer_find(p, id);
+	out = peer && (peer->state == AIFS_DS_OFFLINE ||
+		       peer->state == AIFS_DS_RETIRED);
+	pthread_mutex_unlock(&p->lock);
+	return out;
+}
+
+#define DS_FWD_RETRY_MS		100
+
+/*
+ * A replica we cannot reach (@err): without an MDS it is dead for this
+ * write.  With one, the write goes on without it only once the MDS
+ * counts it OFFLINE: a copy that missed an acknowledged write must not
+ * serve, and it stops when its lease ends, as the MDS counts it out.
+ * Until then, for at most the MDS's grace and three heartbeats, the
+ * forward is tried again and the map refreshed: the replica's answer or
+ * its OFFLINE ends the wait; else -EAGAIN (the write fails, the client
+ * tries again).
+ */
+static int ds_forward_until_out(struct ds_fwd *f, const struct iovec *iov,
+				struct aifs_reply *reply, int err)
+{
+	u32 wait = ds_mds_out_wait_ms(f->ds);
+	u64 until = aifs_now_ms() + wait;
+
+	if (!wait)
+		return err;
+	aifs_warn("replica %u: %s: the write waits until it answers or the MDS counts it out",
+		  f->target, strerror(-err));
+	while (err < 0 && err != -ENXIO && !ds_peer_out(f->ds, f->target)) {
+		if (aifs_now_ms() > until) {
+			aifs_err("replica %u: neither answers nor is counted out after %u ms: write refused",
+				 f->target, wait);
+			return -EAGAIN;
+		}
+		ds_mds_refresh(f->ds);
+		usleep(DS_FWD_RETRY_MS * 1000);
+		err = ds_peer_call(f->ds, f->target, AIFS_OP_CHUNK_FORWARD,
+				   iov, 2, reply);
+	}
+	return err;
+}
+
 static void ds_forward_one(struct ds_fwd *f)
 {
 	u32 len = le32_to_cpu(f->req.data_len);
@@ -351,6 +415,12 @@ static void ds_forward_one(struct ds_fwd *f)
 	iov[1] = (struct iovec){ (void *)f->data, len };
 	err = ds_peer_call(f->ds, f->target, AIFS_OP_CHUNK_FORWARD, iov, 2,
 			   &reply);
+	if (err < 0 && err != -ENXIO && !ds_peer_out(f->ds, f->target))
+		err = ds_forward_until_out(f, iov, &reply, err);
+	if (err == -EAGAIN) {
+		f->err = err;
+		return;
+	}
 	if (err == -ENXIO) {
 		aifs_info("replica %u is not in our map yet: write refused, map refreshed",
 			  f->target);

@@ -34,6 +34,7 @@ struct ds_resync_job {
 	struct aifs_chunk_id id;
 	u64 min_version;
 	u32 chunk_size;
+	u32 fence;		/* of the inode on the peers: meta.fence */
 	u32 nr_peers;
 	u32 peers[DS_MAX_PEERS];
 };
@@ -83,13 +84,13 @@ void ds_resync_queue(struct ds *ds, const struct ds_chunk *c, u64 min_version)
 			  c->path);
 		return;
 	}
-	ds_resync_request(ds, &c->id, c->meta.chunk_size, min_version,
+	ds_resync_request(ds, &c->id, c->meta.chunk_size, min_version, 0,
 			  c->meta.peers, c->meta.nr_peers);
 }
 
 void ds_resync_request(struct ds *ds, const struct aifs_chunk_id *id,
-		       u32 chunk_size, u64 min_version, const u32 *peers,
-		       u32 nr_peers)
+		       u32 chunk_size, u64 min_version, u32 fence,
+		       const u32 *peers, u32 nr_peers)
 {
 	struct ds_resync *rs = ds->resync;
 	struct ds_resync_job *job, *same;
@@ -99,7 +100,7 @@ void ds_resync_request(struct ds *ds, const struct aifs_chunk_id *id,
 		return;
 	*job = (struct ds_resync_job){
 		.id = *id, .chunk_size = chunk_size,
-		.min_version = min_version,
+		.min_version = min_version, .fence = fence,
 		.nr_peers = nr_peers < DS_MAX_PEERS ? nr_peers : DS_MAX_PEERS,
 	};
 	memcpy(job->peers, peers, job->nr_peers * sizeof(*peers));
@@ -173,6 +174,7 @@ static int ds_resync_put(struct ds_chunk *c, const void *arg)
 struct ds_resync_end {
 	u64 version;
 	u32 length;
+	u32 fence;
 };
 
 /*
@@ -192,6 +194,8 @@ static int ds_resync_finish(struct ds_chunk *c, const void *arg)
 		return err;
 	c->meta.version = end->version;
 	c->meta.want = 0;
+	if (c->meta.fence < end->fence)
+		c->meta.fence = end->fence;
 	c->meta.flags &= ~DS_META_STALE;
 	err = ds_meta_store(c);
 	return err ? err : ds_chunk_sync(c);
@@ -227,7 +231,7 @@ static int ds_resync_read(struct ds *ds, const struct ds_resync_job *job,
 static int ds_resync_pass(struct ds *ds, const struct ds_resync_job *job,
 			  u32 peer)
 {
-	struct ds_resync_end end = { 0 };
+	struct ds_resync_end end = { .fence = job->fence };
 	struct aifs_chunk_read_rep rep;
 	struct aifs_reply reply;
 	struct aifs_span data;

@@ -38,7 +38,8 @@ struct ds_meta_disk {
 	__le32 nr_peers;
 	__le32 peers[DS_MAX_PEERS];
 	__le64 want;
-	__le32 reserved[13];
+	__le32 fence;
+	__le32 reserved[12];
 	__le32 crc;		/* CRC32C of this header with @crc zero */
 };
 
@@ -179,6 +180,7 @@ int ds_meta_store(struct ds_chunk *c)
 		.flags = cpu_to_le32(c->meta.flags),
 		.nr_peers = cpu_to_le32(c->meta.nr_peers),
 		.want = cpu_to_le64(c->meta.want),
+		.fence = cpu_to_le32(c->meta.fence),
 	};
 	u32 i;
 
@@ -206,6 +208,7 @@ static int ds_meta_load(struct ds_chunk *c)
 		.flags = le32_to_cpu(d.flags),
 		.nr_peers = le32_to_cpu(d.nr_peers),
 		.want = le64_to_cpu(d.want),
+		.fence = le32_to_cpu(d.fence),
 	};
 	if (crc != aifs_crc32c(&d, sizeof(d)) ||
 	    le32_to_cpu(d.magic) != DS_META_MAGIC ||
@@ -490,8 +493,29 @@ static bool ds_delete_match(const char *name, u64 ino, u32 index, u32 flags,
 	return n_index == index;
 }
 
-/* CHUNK_DELETE: what is absent is deleted already. */
-int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags)
+/*
+ * Whether the chunk of @id (lock held) was pulled from a peer that had
+ * done truncation @fence already: the cut is in it.
+ */
+static bool ds_chunk_has_cut(struct ds *ds, const struct aifs_chunk_id *id,
+			     u32 fence)
+{
+	struct ds_chunk c;
+	bool in;
+
+	if (!fence || ds_chunk_open(ds, id, 0, &c))
+		return false;
+	in = c.meta.fence >= fence;
+	ds_chunk_close(&c, 0);
+	return in;
+}
+
+/*
+ * CHUNK_DELETE: what is absent is deleted already; with @fence, what
+ * holds that truncation already (ds_chunk_has_cut()) stays.
+ */
+int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags,
+		    u32 fence)
 {
 	u64 ino = le64_to_cpu(id->ino);
 	struct aifs_chunk_id victim = *id;
@@ -512,7 +536,8 @@ int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags)
 		    (int)sizeof(path))
 			continue;
 		ds_chunk_lock(ds, &victim, true, &lock);
-		ds_chunk_unlink(ds, path);
+		if (!ds_chunk_has_cut(ds, &victim, fence))
+			ds_chunk_unlink(ds, path);
 		ds_chunk_unlock(ds, &lock);
 	}
 	closedir(d);

@@ -314,7 +314,7 @@ static int sync_item(struct sync_call *s, const struct sync_item *it)
 		if (it->group->fence <= s->fence)
 			return 0;
 		s->rep.deleted = cpu_to_le32(le32_to_cpu(s->rep.deleted) + 1);
-		return ds_chunk_delete(s->ds, &id, 0);
+		return ds_chunk_delete(s->ds, &id, 0, 0);
 	}
 	if (le16_to_cpu(it->theirs->flags) & AIFS_CHUNK_STALE)
 		return -EAGAIN;
@@ -322,7 +322,8 @@ static int sync_item(struct sync_call *s, const struct sync_item *it)
 		return 0;
 	version = le64_to_cpu(it->theirs->version);
 	ds_resync_request(s->ds, &id, le32_to_cpu(s->req->layout.chunk_size),
-			  version, it->group->peers, it->group->nr_peers);
+			  version, it->group->fence, it->group->peers,
+			  it->group->nr_peers);
 	ds_resync_wait(s->ds, &id);
 	if (!sync_caught_up(s, it->index, version))
 		return -EAGAIN;

@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * A data server back from OFFLINE is not trusted blindly: a real aifs-mds
- * and three aifs-ds, replicas = 2.  The replica of a file is killed; while
- * it is OFFLINE its primary takes an overwrite of chunk 0 and a new chunk
- * 2 without it.  Back, the server is SYNCING: it serves nothing (a read,
- * a write as primary and a CHUNK_LIST answer ESTALE) while the MDS has it
- * catch up (its CHUNK_SYNCs slowed by a fault injection point, so that the
- * state can be seen).  Then it is UP and holds the primary's bytes,
- * versions and CRCs of every chunk.
+ * and three aifs-ds, replicas = 2.  The replica of a file is killed; the
+ * primary acknowledges an overwrite of chunk 0 without it only once the
+ * MDS counts it OFFLINE, and a new chunk 2.  Back, the server is SYNCING:
+ * it serves nothing (a read, a write as primary and a CHUNK_LIST answer
+ * ESTALE) while the MDS has it catch up (its CHUNK_SYNCs slowed by a fault
+ * injection point, so that the state can be seen).  Then it is UP and
+ * holds the primary's bytes, versions and CRCs of every chunk.
+ *
+ * Then the replica is stopped (SIGSTOP), not killed: counted out, and an
+ * overwrite of chunk 1 acknowledged without it, it is let go on.  It
+ * never serves its old copy: its lease from the MDS ran out while it
+ * slept, and it catches up before it serves again.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -98,6 +103,43 @@ static void while_syncing(struct ds_proc *r, u32 primary_id, u64 ino)
 	aifs_reply_free(&reply);
 }
 
+/* Reads of chunk 1 on @r until it serves: none may give old bytes. */
+static void never_old(struct ds_proc *r, u64 ino)
+{
+	struct cluster_state s = { r, AIFS_DS_UP };
+	int err, stale = 0, fresh = 0, i;
+	u32 len;
+
+	for (i = 0; i < 400 && fresh < 5; i++) {
+		len = 0;
+		err = ds_read(r, ino, 1, 0, DS_TEST_CHUNK, 0, got, &len, NULL);
+		if (err == -ESTALE) {
+			stale++;
+		} else {
+			CHECK(!err && len == DS_TEST_CHUNK &&
+			      !memcmp(got, want[1], DS_TEST_CHUNK),
+			      "the woken replica served: %d, %u bytes, %s", err,
+			      len, err ? "" : "old bytes");
+			fresh++;
+		}
+		test_sleep_ms(25);
+	}
+	CHECK(stale, "the woken replica served at once");
+	CHECK(fresh && cluster_in_state(&s), "not serving again: %d", fresh);
+}
+
+static void asleep_while_written(struct ds_proc *p, struct ds_proc *r,
+				 u32 rid, u64 ino)
+{
+	struct cluster_state s = { r, AIFS_DS_OFFLINE };
+
+	CHECK(!kill(r->srv.pid, SIGSTOP), "SIGSTOP");
+	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS), "not offline");
+	put(p, rid, ino, 1, 5);
+	CHECK(!kill(r->srv.pid, SIGCONT), "SIGCONT");
+	never_old(r, ino);
+}
+
 int main(void)
 {
 	struct cluster_state s;
@@ -119,8 +161,9 @@ int main(void)
 
 	ds_stop(r, SIGKILL);
 	s = (struct cluster_state){ r, AIFS_DS_OFFLINE };
-	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS), "not offline");
-	put(p, rid, ino, 0, 3);		/* without the replica */
+	put(p, rid, ino, 0, 3);		/* without the replica, once it is out */
+	CHECK(cluster_in_state(&s),
+	      "a write went without a replica the MDS did not count out");
 	put(p, rid, ino, 2, 4);
 
 	setenv("AIFS_FAIL", "request.delay:opcode=73:value=1500", 1);
@@ -138,5 +181,6 @@ int main(void)
 		crcs(p, ino, i, b);
 		CHECK(!memcmp(a, b, sizeof(a)), "chunk %u: CRCs differ", i);
 	}
+	asleep_while_written(p, r, rid, ino);
 	return test_result();
 }
