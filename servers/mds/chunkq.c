@@ -35,8 +35,6 @@
 #define DRAIN_BATCH		64	/* jobs read per round */
 #define DRAIN_POLL_MS		500	/* a round at least this often */
 #define DRAIN_CALL_MS		5000	/* bound on a call to a data server */
-#define DRAIN_BACKOFF_MIN_MS	200
-#define DRAIN_BACKOFF_MAX_MS	5000
 #define DRAIN_URGENT_MS		20000	/* a waiting handler's job: at most */
 #define DRAIN_URGENT_PAUSE_MS	100	/* between its tries */
 
@@ -56,26 +54,11 @@ struct drain_waiter {
 	bool done;
 };
 
-/* A data server as the drainer knows it. */
-struct drain_ds {
-	u32 id;
-	struct aifs_addr addr;		/* of @conn */
-	struct aifs_conn *conn;		/* NULL until connected */
-	u64 retry_at;			/* aifs_now_ms(): left alone before */
-	u32 backoff_ms;
-};
-
 struct mds_drainer {
-	struct mds *mds;
-	pthread_t thread;
-	pthread_mutex_t lock;	/* protects @stop, @kicked, @waiters */
-	pthread_cond_t wake;
+	struct mds_bg bg;		/* its lock protects @waiters too */
 	pthread_cond_t tried;		/* some waiters are done */
-	bool stop;
-	bool kicked;
 	struct drain_waiter *waiters;
-	struct aifs_secret secret;
-	struct drain_ds *ds;
+	struct mds_dsconn *ds;
 	unsigned int nr_ds;
 	u64 next_job;			/* where the next round starts */
 };
@@ -139,17 +122,13 @@ void mds_drain_kick(struct mds *mds)
 {
 	struct mds_drainer *d = mds->drainer;
 
-	if (!d)
-		return;
-	pthread_mutex_lock(&d->lock);
-	d->kicked = true;
-	pthread_cond_signal(&d->wake);
-	pthread_mutex_unlock(&d->lock);
+	if (d)
+		mds_bg_kick(&d->bg);
 }
 
-static struct drain_ds *drain_ds_get(struct mds_drainer *d, u32 id)
+static struct mds_dsconn *drain_ds_get(struct mds_drainer *d, u32 id)
 {
-	struct drain_ds *grown;
+	struct mds_dsconn *grown;
 	unsigned int i;
 
 	for (i = 0; i < d->nr_ds; i++)
@@ -159,66 +138,16 @@ static struct drain_ds *drain_ds_get(struct mds_drainer *d, u32 id)
 	if (!grown)
 		return NULL;
 	d->ds = grown;
-	d->ds[d->nr_ds] = (struct drain_ds){ .id = id };
+	d->ds[d->nr_ds] = (struct mds_dsconn){ .id = id };
 	return &d->ds[d->nr_ds++];
 }
 
-static void drain_ds_close(struct drain_ds *ds)
-{
-	if (ds->conn)
-		aifs_close(ds->conn);
-	ds->conn = NULL;
-}
-
 /* @ds failed: leave it alone for a while, longer each time. */
-static void drain_ds_failed(struct drain_ds *ds, int err)
+static void drain_ds_failed(struct mds_dsconn *ds, int err)
 {
-	if (!ds->backoff_ms)
+	if (mds_dsconn_failed(ds))
 		aifs_warn("data server %u: %s: its chunk jobs wait", ds->id,
 			  strerror(-err));
-	drain_ds_close(ds);
-	ds->backoff_ms = ds->backoff_ms ? 2 * ds->backoff_ms :
-					  DRAIN_BACKOFF_MIN_MS;
-	if (ds->backoff_ms > DRAIN_BACKOFF_MAX_MS)
-		ds->backoff_ms = DRAIN_BACKOFF_MAX_MS;
-	ds->retry_at = aifs_now_ms() + ds->backoff_ms;
-}
-
-/*
- * A connection as the MDS (role MDS, the cluster secret @secret) to the
- * data server at @addr, its address in the map; calls time out after
- * @call_ms.
- */
-int mds_ds_connect(struct mds *mds, const struct aifs_secret *secret,
-		   const struct aifs_addr *addr, int call_ms,
-		   struct aifs_conn **conn)
-{
-	char host[INET6_ADDRSTRLEN], port[8];
-	struct aifs_connect_opts opts = {
-		.host = host, .port = port, .secret = secret,
-		.role = AIFS_ROLE_MDS, .timeout_ms = DRAIN_CALL_MS,
-		.call_timeout_ms = call_ms,
-	};
-	int family = le16_to_cpu(addr->family) == AIFS_AF_INET ? AF_INET :
-							       AF_INET6;
-
-	if (!inet_ntop(family, addr->addr, host, sizeof(host)))
-		return -EINVAL;
-	snprintf(port, sizeof(port), "%u", le16_to_cpu(addr->port));
-	memcpy(opts.client_uuid, mds->super.uuid, 16);
-	return aifs_connect(&opts, conn);
-}
-
-/* A connection to @ds at @addr (its address in the map). */
-static int drain_connect(struct mds_drainer *d, struct drain_ds *ds,
-			 const struct aifs_addr *addr)
-{
-	if (ds->conn && !memcmp(&ds->addr, addr, sizeof(*addr)))
-		return 0;
-	drain_ds_close(ds);	/* it moved */
-	ds->addr = *addr;
-	return mds_ds_connect(d->mds, &d->secret, addr, DRAIN_CALL_MS,
-			      &ds->conn);
 }
 
 /*
@@ -231,14 +160,14 @@ static int drain_connect(struct mds_drainer *d, struct drain_ds *ds,
  * they read past the new size.
  */
 static int drain_reach(struct mds_drainer *d, u32 id, bool urgent,
-		       struct drain_ds **dsp)
+		       struct mds_dsconn **dsp)
 {
 	struct aifs_ds_info info;
-	struct drain_ds *ds;
+	struct mds_dsconn *ds;
 	bool paused;
 	int err;
 
-	err = mds_map_get_ds(d->mds, id, &info);
+	err = mds_map_get_ds(d->bg.mds, id, &info);
 	if (err == -ENOENT || (!err && le32_to_cpu(info.state) ==
 				       AIFS_DS_RETIRED))
 		return 1;
@@ -249,7 +178,7 @@ static int drain_reach(struct mds_drainer *d, u32 id, bool urgent,
 	if (le32_to_cpu(info.state) == AIFS_DS_OFFLINE ? !urgent || paused :
 							 !urgent && paused)
 		return -EHOSTDOWN;
-	err = drain_connect(d, ds, &info.addr);
+	err = mds_dsconn_connect(&d->bg, ds, &info.addr, DRAIN_CALL_MS);
 	if (err) {
 		drain_ds_failed(ds, err);
 		return err;
@@ -289,7 +218,7 @@ static int drain_job_calls(struct mds_drainer *d, struct aifs_conn *conn,
 	struct aifs_chunk_rep rep;
 	int err;
 
-	memcpy(id.fs_uuid, d->mds->super.uuid, sizeof(id.fs_uuid));
+	memcpy(id.fs_uuid, d->bg.mds->super.uuid, sizeof(id.fs_uuid));
 	if (!job->fence)
 		return aifs_chunk_delete(conn, &id, AIFS_DELETE_INODE, 0);
 	if (job->size % chunk && job_holds(&job->layout, t, job->size / chunk)) {
@@ -312,7 +241,7 @@ static int drain_job_on(struct mds_drainer *d, const struct mds_chunk_job *job,
 			unsigned int t, bool urgent)
 {
 	u32 id = le32_to_cpu(job->layout.targets[t]);
-	struct drain_ds *ds;
+	struct mds_dsconn *ds;
 	int err;
 
 	err = drain_reach(d, id, urgent, &ds);
@@ -383,7 +312,7 @@ static int drain_scan(struct mds_drainer *d, u64 from, u64 upto, u64 ino,
 	struct mds_txn t;
 	int n = 0, rc, err;
 
-	err = mds_read_begin(d->mds, &t);
+	err = mds_read_begin(d->bg.mds, &t);
 	if (err)
 		return err;
 	err = mds_db_cursor(&t, MDS_DB_CHUNKQ, &cur);
@@ -427,7 +356,7 @@ static void drain_remove(struct mds_drainer *d, struct drain_done *done)
 
 	if (!done->nr)
 		return;
-	err = mds_write_own(d->mds, apply_jobs_done, done);
+	err = mds_write_own(d->bg.mds, apply_jobs_done, done);
 	if (err)
 		aifs_err("chunk queue: cannot remove done jobs: %s",
 			 strerror(-err));
@@ -441,7 +370,7 @@ static int drain_read_one(struct mds_drainer *d, u64 num,
 	MDB_val v;
 	int err;
 
-	err = mds_read_begin(d->mds, &t);
+	err = mds_read_begin(d->bg.mds, &t);
 	if (err)
 		return err;
 	err = mds_db_get(&t, MDS_DB_CHUNKQ, &num, sizeof(num), &v);
@@ -498,19 +427,19 @@ static void drain_urgent(struct mds_drainer *d)
 {
 	struct drain_waiter *list, *w, *next;
 
-	pthread_mutex_lock(&d->lock);
+	pthread_mutex_lock(&d->bg.lock);
 	list = d->waiters;
 	d->waiters = NULL;
-	pthread_mutex_unlock(&d->lock);
+	pthread_mutex_unlock(&d->bg.lock);
 	for (w = list; w; w = w->next)
 		drain_urgent_job(d, w->job);
-	pthread_mutex_lock(&d->lock);
+	pthread_mutex_lock(&d->bg.lock);
 	for (w = list; w; w = next) {
 		next = w->next;
 		w->done = true;
 	}
 	pthread_cond_broadcast(&d->tried);
-	pthread_mutex_unlock(&d->lock);
+	pthread_mutex_unlock(&d->bg.lock);
 }
 
 static void drain_round(struct mds_drainer *d)
@@ -542,36 +471,14 @@ void mds_drain_sync(struct mds *mds, u64 job)
 
 	if (!d)
 		return;
-	pthread_mutex_lock(&d->lock);
+	pthread_mutex_lock(&d->bg.lock);
 	w.next = d->waiters;
 	d->waiters = &w;
-	d->kicked = true;
-	pthread_cond_signal(&d->wake);
+	d->bg.kicked = true;
+	pthread_cond_signal(&d->bg.wake);
 	while (!w.done)
-		pthread_cond_wait(&d->tried, &d->lock);
-	pthread_mutex_unlock(&d->lock);
-}
-
-/* Wait for a kick or DRAIN_POLL_MS; true once stopping. */
-static bool drain_wait(struct mds_drainer *d)
-{
-	struct timespec until;
-	bool stop;
-
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_nsec += DRAIN_POLL_MS * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	pthread_mutex_lock(&d->lock);
-	while (!d->stop && !d->kicked &&
-	       pthread_cond_timedwait(&d->wake, &d->lock, &until) != ETIMEDOUT)
-		;
-	d->kicked = false;
-	stop = d->stop;
-	pthread_mutex_unlock(&d->lock);
-	return stop;
+		pthread_cond_wait(&d->tried, &d->bg.lock);
+	pthread_mutex_unlock(&d->bg.lock);
 }
 
 static void *drain_main(void *arg)
@@ -580,7 +487,7 @@ static void *drain_main(void *arg)
 
 	do
 		drain_round(d);
-	while (!drain_wait(d));
+	while (!mds_bg_wait(&d->bg, DRAIN_POLL_MS));
 	drain_urgent(d);	/* nobody is left waiting */
 	return NULL;
 }
@@ -588,34 +495,16 @@ static void *drain_main(void *arg)
 int mds_drain_start(struct mds *mds)
 {
 	struct mds_drainer *d = calloc(1, sizeof(*d));
-	pthread_condattr_t attr;
-	char why[256];
 	int err;
 
 	if (!d)
 		return -ENOMEM;
-	err = aifs_secret_load(&d->secret, mds->cfg->server.secret_file, why,
-			       sizeof(why));
-	if (err) {
-		aifs_err("%s", why);
-		free(d);
-		return err;
-	}
-	d->mds = mds;
-	pthread_mutex_init(&d->lock, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&d->wake, &attr);
-	pthread_condattr_destroy(&attr);
 	pthread_cond_init(&d->tried, NULL);
 	mds->drainer = d;
-	err = -pthread_create(&d->thread, NULL, drain_main, d);
+	err = mds_bg_start(&d->bg, mds, drain_main, d);
 	if (err) {
 		mds->drainer = NULL;
-		aifs_secret_wipe(&d->secret);
 		pthread_cond_destroy(&d->tried);
-		pthread_cond_destroy(&d->wake);
-		pthread_mutex_destroy(&d->lock);
 		free(d);
 	}
 	return err;
@@ -629,18 +518,11 @@ void mds_drain_stop(struct mds *mds)
 
 	if (!d)
 		return;
-	pthread_mutex_lock(&d->lock);
-	d->stop = true;
-	pthread_cond_signal(&d->wake);
-	pthread_mutex_unlock(&d->lock);
-	pthread_join(d->thread, NULL);
+	mds_bg_stop(&d->bg);
 	mds->drainer = NULL;
 	for (i = 0; i < d->nr_ds; i++)
-		drain_ds_close(&d->ds[i]);
+		mds_dsconn_close(&d->ds[i]);
 	free(d->ds);
-	aifs_secret_wipe(&d->secret);
 	pthread_cond_destroy(&d->tried);
-	pthread_cond_destroy(&d->wake);
-	pthread_mutex_destroy(&d->lock);
 	free(d);
 }

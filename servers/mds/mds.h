@@ -279,6 +279,63 @@ int mds_layout_assign(struct mds_txn *t, struct aifs_layout *layout);
 int mds_handle_layout_get(struct aifs_request *req);
 int mds_handle_layout_set(struct aifs_request *req);
 
+/* ---- bg.c: background threads talking to the data servers ---- */
+
+/**
+ * struct mds_bg - a background thread of the MDS
+ * @mds: its server
+ * @thread: the thread
+ * @lock: protects @stop, @kicked, and what its owner says
+ * @wake: signalled by a kick and a stop (CLOCK_MONOTONIC)
+ * @stop: the thread is to end
+ * @kicked: work came: a round now
+ * @secret: the cluster secret, for connections to the data servers
+ */
+struct mds_bg {
+	struct mds *mds;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool stop;
+	bool kicked;
+	struct aifs_secret secret;
+};
+
+int mds_bg_start(struct mds_bg *bg, struct mds *mds, void *(*fn)(void *),
+		 void *arg);
+void mds_bg_kick(struct mds_bg *bg);
+/* Wait for a kick or @ms; true once stopping. */
+bool mds_bg_wait(struct mds_bg *bg, unsigned int ms);
+/* Stop and join the thread, and free what mds_bg_start() made. */
+void mds_bg_stop(struct mds_bg *bg);
+
+#define MDS_DSCONN_BACKOFF_MIN_MS	200
+#define MDS_DSCONN_BACKOFF_MAX_MS	5000
+
+/**
+ * struct mds_dsconn - a background thread's connection to a data server
+ * @id: the server
+ * @addr: its address in the map when @conn was made
+ * @conn: NULL until connected
+ * @retry_at: aifs_now_ms() before which it is left alone
+ * @backoff_ms: the pause after its last failure (0: it did not fail)
+ */
+struct mds_dsconn {
+	u32 id;
+	struct aifs_addr addr;
+	struct aifs_conn *conn;
+	u64 retry_at;
+	u32 backoff_ms;
+};
+
+void mds_dsconn_close(struct mds_dsconn *c);
+/* @c failed: closed, left alone for a pause that doubles up to 5 s; true
+ * the first time (to say so once). */
+bool mds_dsconn_failed(struct mds_dsconn *c);
+/* Connected to @addr (kept if it did not move): 0 or -errno. */
+int mds_dsconn_connect(struct mds_bg *bg, struct mds_dsconn *c,
+		       const struct aifs_addr *addr, int call_ms);
+
 /* ---- chunkq.c: the chunk queue and its drainer ---- */
 
 int mds_chunks_free(struct mds_txn *t, const struct mds_inode *inode);

@@ -16,7 +16,6 @@
  * RECOVERY_BACKOFF_MAX_MS, the others go on.
  */
 #include <stdlib.h>
-#include <time.h>
 
 #include "mds.h"
 
@@ -25,26 +24,15 @@
 #define RECOVERY_SCAN		4096	/* inodes looked at per step */
 #define RECOVERY_FILES		16	/* files synced per step */
 #define RECOVERY_RANGE		16	/* chunks per CHUNK_SYNC */
-#define RECOVERY_BACKOFF_MIN_MS	200
-#define RECOVERY_BACKOFF_MAX_MS	5000
 #define RECOVERY_MAX_DS		64	/* connections kept */
 
 struct recovery_ds {
-	u32 id;
-	struct aifs_addr addr;		/* of @conn */
-	struct aifs_conn *conn;
-	u64 retry_at;
-	u32 backoff_ms;
+	struct mds_dsconn c;
 	u64 files, copied, deleted;	/* this round */
 };
 
 struct mds_recovery {
-	struct mds *mds;
-	pthread_t thread;
-	pthread_mutex_t lock;		/* protects @stop */
-	pthread_cond_t wake;
-	bool stop;
-	struct aifs_secret secret;
+	struct mds_bg bg;
 	struct recovery_ds ds[RECOVERY_MAX_DS];
 	unsigned int nr_ds;
 };
@@ -60,33 +48,19 @@ static struct recovery_ds *recovery_ds_get(struct mds_recovery *r, u32 id)
 	unsigned int i;
 
 	for (i = 0; i < r->nr_ds; i++)
-		if (r->ds[i].id == id)
+		if (r->ds[i].c.id == id)
 			return &r->ds[i];
 	if (r->nr_ds == RECOVERY_MAX_DS)
 		return NULL;
-	r->ds[r->nr_ds] = (struct recovery_ds){ .id = id };
+	r->ds[r->nr_ds] = (struct recovery_ds){ .c.id = id };
 	return &r->ds[r->nr_ds++];
-}
-
-static void recovery_ds_close(struct recovery_ds *ds)
-{
-	if (ds->conn)
-		aifs_close(ds->conn);
-	ds->conn = NULL;
 }
 
 static void recovery_ds_failed(struct recovery_ds *ds, u64 ino, int err)
 {
-	if (!ds->backoff_ms)
+	if (mds_dsconn_failed(&ds->c))
 		aifs_warn("data server %u: sync of inode %llu: %s: trying again later",
-			  ds->id, (unsigned long long)ino, strerror(-err));
-	if (err != -EAGAIN)
-		recovery_ds_close(ds);
-	ds->backoff_ms = ds->backoff_ms ? 2 * ds->backoff_ms :
-					  RECOVERY_BACKOFF_MIN_MS;
-	if (ds->backoff_ms > RECOVERY_BACKOFF_MAX_MS)
-		ds->backoff_ms = RECOVERY_BACKOFF_MAX_MS;
-	ds->retry_at = aifs_now_ms() + ds->backoff_ms;
+			  ds->c.id, (unsigned long long)ino, strerror(-err));
 }
 
 static bool layout_names(const struct aifs_layout *l, u32 id)
@@ -114,7 +88,7 @@ static int recovery_scan(struct mds_recovery *r, u32 id, u64 *cursor,
 	struct mds_txn t;
 	int n = 0, rc, err;
 
-	err = mds_read_begin(r->mds, &t);
+	err = mds_read_begin(r->bg.mds, &t);
 	if (err)
 		return err;
 	err = mds_db_cursor(&t, MDS_DB_INODES, &cur);
@@ -159,10 +133,10 @@ static int recovery_sync_file(struct mds_recovery *r, struct recovery_ds *ds,
 	u32 from = 0, next;
 	int err;
 
-	memcpy(req.id.fs_uuid, r->mds->super.uuid, sizeof(req.id.fs_uuid));
+	memcpy(req.id.fs_uuid, r->bg.mds->super.uuid, sizeof(req.id.fs_uuid));
 	for (;;) {
 		req.id.index = cpu_to_le32(from);
-		err = aifs_call(ds->conn, AIFS_OP_CHUNK_SYNC, &iov, 1, &reply,
+		err = aifs_call(ds->c.conn, AIFS_OP_CHUNK_SYNC, &iov, 1, &reply,
 				RECOVERY_CALL_MS);
 		if (!err && reply.status)
 			err = -(int)reply.status;
@@ -183,17 +157,6 @@ static int recovery_sync_file(struct mds_recovery *r, struct recovery_ds *ds,
 	}
 }
 
-static int recovery_connect(struct mds_recovery *r, struct recovery_ds *ds,
-			    const struct aifs_ds_info *info)
-{
-	if (ds->conn && !memcmp(&ds->addr, &info->addr, sizeof(info->addr)))
-		return 0;
-	recovery_ds_close(ds);
-	ds->addr = info->addr;
-	return mds_ds_connect(r->mds, &r->secret, &info->addr,
-			      RECOVERY_CALL_MS, &ds->conn);
-}
-
 /* One step of the walk for the SYNCING server @info. */
 static void recovery_step(struct mds_recovery *r,
 			  const struct aifs_ds_info *info, u64 cursor,
@@ -205,18 +168,19 @@ static void recovery_step(struct mds_recovery *r,
 	u64 next = cursor;
 	int i, n, err;
 
-	if (!ds || ds->retry_at > aifs_now_ms())
+	if (!ds || ds->c.retry_at > aifs_now_ms())
 		return;
 	if (!cursor)
 		ds->files = ds->copied = ds->deleted = 0;
 	n = recovery_scan(r, id, &next, files);
-	err = n < 0 ? n : recovery_connect(r, ds, info);
+	err = n < 0 ? n : mds_dsconn_connect(&r->bg, &ds->c, &info->addr,
+					    RECOVERY_CALL_MS);
 	for (i = 0; !err && i < n; i++) {
 		err = recovery_sync_file(r, ds, &files[i]);
 		if (err) {
 			recovery_ds_failed(ds, files[i].ino, err);
 			/* again from this file */
-			mds_map_sync_cursor(r->mds, id, round, files[i].ino);
+			mds_map_sync_cursor(r->bg.mds, id, round, files[i].ino);
 			return;
 		}
 		ds->files++;
@@ -225,39 +189,18 @@ static void recovery_step(struct mds_recovery *r,
 		recovery_ds_failed(ds, 0, err);
 		return;
 	}
-	ds->backoff_ms = 0;
-	mds_map_sync_cursor(r->mds, id, round, next);
+	ds->c.backoff_ms = 0;
+	mds_map_sync_cursor(r->bg.mds, id, round, next);
 	if (next != UINT64_MAX)
 		return;
 	aifs_info("data server %u: %llu files synced, %llu chunks copied, %llu deleted",
 		  id, (unsigned long long)ds->files,
 		  (unsigned long long)ds->copied,
 		  (unsigned long long)ds->deleted);
-	err = mds_map_sync_done(r->mds, id, round);
+	err = mds_map_sync_done(r->bg.mds, id, round);
 	if (err)
 		aifs_err("data server %u: cannot mark it in sync: %s", id,
 			 strerror(-err));
-}
-
-/* Wait RECOVERY_POLL_MS; true once stopping. */
-static bool recovery_wait(struct mds_recovery *r)
-{
-	struct timespec until;
-	bool stop;
-
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_nsec += RECOVERY_POLL_MS * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	pthread_mutex_lock(&r->lock);
-	while (!r->stop &&
-	       pthread_cond_timedwait(&r->wake, &r->lock, &until) != ETIMEDOUT)
-		;
-	stop = r->stop;
-	pthread_mutex_unlock(&r->lock);
-	return stop;
 }
 
 static void *recovery_main(void *arg)
@@ -268,43 +211,25 @@ static void *recovery_main(void *arg)
 	u64 cursor;
 
 	do {
-		for (after = 0; !mds_map_next_syncing(r->mds, after, &info,
+		for (after = 0; !mds_map_next_syncing(r->bg.mds, after, &info,
 						      &cursor, &round);
 		     after = le32_to_cpu(info.id))
 			recovery_step(r, &info, cursor, round);
-	} while (!recovery_wait(r));
+	} while (!mds_bg_wait(&r->bg, RECOVERY_POLL_MS));
 	return NULL;
 }
 
 int mds_recovery_start(struct mds *mds)
 {
 	struct mds_recovery *r = calloc(1, sizeof(*r));
-	pthread_condattr_t attr;
-	char why[256];
 	int err;
 
 	if (!r)
 		return -ENOMEM;
-	err = aifs_secret_load(&r->secret, mds->cfg->server.secret_file, why,
-			       sizeof(why));
-	if (err) {
-		aifs_err("%s", why);
-		free(r);
-		return err;
-	}
-	r->mds = mds;
-	pthread_mutex_init(&r->lock, NULL);
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&r->wake, &attr);
-	pthread_condattr_destroy(&attr);
 	mds->recovery = r;
-	err = -pthread_create(&r->thread, NULL, recovery_main, r);
+	err = mds_bg_start(&r->bg, mds, recovery_main, r);
 	if (err) {
 		mds->recovery = NULL;
-		aifs_secret_wipe(&r->secret);
-		pthread_cond_destroy(&r->wake);
-		pthread_mutex_destroy(&r->lock);
 		free(r);
 	}
 	return err;
@@ -318,16 +243,9 @@ void mds_recovery_stop(struct mds *mds)
 
 	if (!r)
 		return;
-	pthread_mutex_lock(&r->lock);
-	r->stop = true;
-	pthread_cond_signal(&r->wake);
-	pthread_mutex_unlock(&r->lock);
-	pthread_join(r->thread, NULL);
+	mds_bg_stop(&r->bg);
 	mds->recovery = NULL;
 	for (i = 0; i < r->nr_ds; i++)
-		recovery_ds_close(&r->ds[i]);
-	aifs_secret_wipe(&r->secret);
-	pthread_cond_destroy(&r->wake);
-	pthread_mutex_destroy(&r->lock);
+		mds_dsconn_close(&r->ds[i].c);
 	free(r);
 }

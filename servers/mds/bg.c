@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The MDS's background threads that talk to the data servers (the chunk
+ * queue's drainer, recovery): one thread each, woken by a kick or a
+ * period, stopped before the writer, with the cluster secret for their
+ * connections.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "mds.h"
+
+#define MDS_DS_CONNECT_MS	5000	/* connect and handshake */
+
+int mds_bg_start(struct mds_bg *bg, struct mds *mds, void *(*fn)(void *),
+		 void *arg)
+{
+	pthread_condattr_t attr;
+	char why[256];
+	int err;
+
+	err = aifs_secret_load(&bg->secret, mds->cfg->server.secret_file, why,
+			       sizeof(why));
+	if (err) {
+		aifs_err("%s", why);
+		return err;
+	}
+	bg->mds = mds;
+	pthread_mutex_init(&bg->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&bg->wake, &attr);
+	pthread_condattr_destroy(&attr);
+	err = -pthread_create(&bg->thread, NULL, fn, arg);
+	if (err) {
+		aifs_secret_wipe(&bg->secret);
+		pthread_cond_destroy(&bg->wake);
+		pthread_mutex_destroy(&bg->lock);
+	}
+	return err;
+}
+
+void mds_bg_kick(struct mds_bg *bg)
+{
+	pthread_mutex_lock(&bg->lock);
+	bg->kicked = true;
+	pthread_cond_signal(&bg->wake);
+	pthread_mutex_unlock(&bg->lock);
+}
+
+bool mds_bg_wait(struct mds_bg *bg, unsigned int ms)
+{
+	struct timespec until;
+	bool stop;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&bg->lock);
+	while (!bg->stop && !bg->kicked &&
+	       pthread_cond_timedwait(&bg->wake, &bg->lock, &until) != ETIMEDOUT)
+		;
+	bg->kicked = false;
+	stop = bg->stop;
+	pthread_mutex_unlock(&bg->lock);
+	return stop;
+}
+
+void mds_bg_stop(struct mds_bg *bg)
+{
+	pthread_mutex_lock(&bg->lock);
+	bg->stop = true;
+	pthread_cond_signal(&bg->wake);
+	pthread_mutex_unlock(&bg->lock);
+	pthread_join(bg->thread, NULL);
+	aifs_secret_wipe(&bg->secret);
+	pthread_cond_destroy(&bg->wake);
+	pthread_mutex_destroy(&bg->lock);
+}
+
+/*
+ * A connection as the MDS (role MDS, the cluster secret @secret) to the
+ * data server at @addr, its address in the map; calls time out after
+ * @call_ms.
+ */
+int mds_ds_connect(struct mds *mds, const struct aifs_secret *secret,
+		   const struct aifs_addr *addr, int call_ms,
+		   struct aifs_conn **conn)
+{
+	char host[INET6_ADDRSTRLEN], port[8];
+	struct aifs_connect_opts opts = {
+		.host = host, .port = port, .secret = secret,
+		.role = AIFS_ROLE_MDS, .timeout_ms = MDS_DS_CONNECT_MS,
+		.call_timeout_ms = call_ms,
+	};
+	int family = le16_to_cpu(addr->family) == AIFS_AF_INET ? AF_INET :
+							       AF_INET6;
+
+	if (!inet_ntop(family, addr->addr, host, sizeof(host)))
+		return -EINVAL;
+	snprintf(port, sizeof(port), "%u", le16_to_cpu(addr->port));
+	memcpy(opts.client_uuid, mds->super.uuid, 16);
+	return aifs_connect(&opts, conn);
+}
+
+void mds_dsconn_close(struct mds_dsconn *c)
+{
+	if (c->conn)
+		aifs_close(c->conn);
+	c->conn = NULL;
+}
+
+bool mds_dsconn_failed(struct mds_dsconn *c)
+{
+	bool first = !c->backoff_ms;
+
+	mds_dsconn_close(c);
+	c->backoff_ms = c->backoff_ms ? 2 * c->backoff_ms :
+					MDS_DSCONN_BACKOFF_MIN_MS;
+	if (c->backoff_ms > MDS_DSCONN_BACKOFF_MAX_MS)
+		c->backoff_ms = MDS_DSCONN_BACKOFF_MAX_MS;
+	c->retry_at = aifs_now_ms() + c->backoff_ms;
+	return first;
+}
+
+int mds_dsconn_connect(struct mds_bg *bg, struct mds_dsconn *c,
+		       const struct aifs_addr *addr, int call_ms)
+{
+	if (c->conn && !memcmp(&c->addr, addr, sizeof(*addr)))
+		return 0;
+	mds_dsconn_close(c);	/* it moved */
+	c->addr = *addr;
+	return mds_ds_connect(bg->mds, &bg->secret, addr, call_ms, &c->conn);
+}

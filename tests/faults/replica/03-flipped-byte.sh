@@ -1,0 +1,72 @@
+# A flipped byte in a chunk file: on the copy reads go to, a read finds it
+# (the application gets the right bytes from the other copy) and the
+# copy is repaired; on the other copy, which nobody reads, scrub finds it
+# and it is repaired. Each copy then serves the file right alone.
+. "$AIFS_TOP/tests/vm/lib.sh"
+. "$AIFS_TOP/tests/faults/replica/helpers"
+
+fault_cluster /mnt/a scrub_rate_mib=64
+tmp=$(mktemp -d /tmp/aifs-fault.XXXXXX)
+new_file /f
+gen 13 16 | tee >(sha256sum >"$tmp/sum") |
+	dd of=/mnt/a/f bs=1M iflag=fullblock conv=fsync status=none
+want=$(sum_of "$tmp/sum")
+primary=$(ds_in_use)
+[[ "$primary" =~ ^[123]$ ]] || fail "no single primary: $primary"
+mapfile -t held < <(holders)
+replica=${held[0]}
+[ "$replica" != "$primary" ] || replica=${held[1]}
+
+# flip_byte I CHUNK: one byte of chunk CHUNK on data server I, in its
+# second checksum block
+flip_byte()
+{
+	local file
+	file=$(find "${DS_DIRS[$1]}/data/chunks" -type f \
+		-name "*.$(printf %08x "$2").00")
+	[ -n "$file" ] || fail "no chunk $2 on data server $1"
+	python3 - "$file" <<'PY'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(65536 + 4321)
+    b = f.read(1)
+    f.seek(65536 + 4321)
+    f.write(bytes([b[0] ^ 0x10]))
+PY
+}
+
+# found by a read, on the primary's copy of chunk 1
+flip_byte "$primary" 1
+echo 3 >/proc/sys/vm/drop_caches
+assert_eq "$(sha256sum </mnt/a/f | cut -d' ' -f1)" "$want" "read over a flipped byte"
+for i in $(seq 100); do
+	grep -q "chunk .*\.1\.0: resynced" "${DS_DIRS[primary]}/log" && break
+	sleep 0.1
+done
+grep -q "checksum mismatch" "${DS_DIRS[primary]}/log" ||
+	fail "the read did not find the flipped byte"
+grep -q "chunk .*\.1\.0: resynced" "${DS_DIRS[primary]}/log" ||
+	fail "the primary's copy was not repaired"
+record "flipped byte on the read copy: found by the read, repaired, application saw the right bytes"
+
+# found by scrub, on the replica's copy of chunk 2
+flip_byte "$replica" 2
+scrub="aifs -s $MDS_DIR/secret scrub $AIFS_ADDR:$((7400 + replica))"
+$scrub start >/dev/null || fail "scrub start"
+start=$(date +%s.%N)
+for i in $(seq 300); do
+	out=$($scrub)
+	grep -q "^passes: 1" <<<"$out" && grep -q "^resynced: 1" <<<"$out" && break
+	sleep 0.1
+done
+took=$(echo "$(date +%s.%N) - $start" | bc)
+grep -q "^bad: 1$" <<<"$out" || fail "scrub found: $out"
+grep -q "^resynced: 1$" <<<"$out" || fail "scrub did not repair: $out"
+record "flipped byte on the unread copy: found by scrub and repaired in $took s"
+
+# each copy alone
+kill_ds "$primary"
+echo 3 >/proc/sys/vm/drop_caches
+assert_eq "$(sha256sum </mnt/a/f | cut -d' ' -f1)" "$want" "the scrubbed copy alone"
+umount /mnt/a
+rm -rf "$tmp"
