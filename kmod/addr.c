@@ -245,6 +245,9 @@ static int aifs_chunk_read(struct aifs_read_sub *sub, struct aifs_conn *conn,
 	struct iov_iter data;
 	int ret, got = 0;
 
+	ret = aifs_fail_errno(AIFS_FAIL_READ_ERROR);
+	if (ret)
+		return ret;
 	memcpy(req.id.fs_uuid, rreq->fsi->session.fs_uuid, 16);
 	aifs_read_iter(rreq, &data, sub->start, sub->len);
 	reg = aifs_conn_lend(conn, &data, &req.rdma);

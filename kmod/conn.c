@@ -272,6 +272,24 @@ static int aifs_conn_recv_payload(struct aifs_conn *conn,
  * Receive one frame and hand it to its request. On error, @why says what
  * was wrong with the frame.
  */
+/* Read @len bytes of a frame and drop them (fault point reply_drop). */
+static int aifs_conn_discard(struct aifs_conn *conn, u32 len, const char **why)
+{
+	u8 buf[256];
+	u32 n;
+	int err;
+
+	for (; len; len -= n) {
+		n = min_t(u32, len, sizeof(buf));
+		err = aifs_conn_recv_buf(conn, buf, n);
+		if (err) {
+			*why = aifs_recv_failed(err);
+			return err;
+		}
+	}
+	return 0;
+}
+
 static int aifs_conn_recv_frame(struct aifs_conn *conn, const char **why)
 {
 	struct aifs_frame_hdr hdr;
@@ -304,6 +322,11 @@ static int aifs_conn_recv_frame(struct aifs_conn *conn, const char **why)
 		*why = "unexpected request from the server";
 		return -EPROTO;
 	}
+
+	/* lost on the way: its call times out */
+	if (aifs_fail(AIFS_FAIL_REPLY_DROP, le16_to_cpu(hdr.opcode), &status))
+		return aifs_conn_discard(conn, le32_to_cpu(hdr.payload_len),
+					 why);
 
 	id = le64_to_cpu(hdr.request_id);
 	req = NULL;

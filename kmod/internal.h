@@ -765,4 +765,20 @@ void aifs_sysfs_unregister(struct aifs_fs_info *fsi);
 int aifs_sysfs_init(void);
 void aifs_sysfs_exit(void);
 
+/*
+ * fail.c
+ */
+
+enum aifs_fail_point {
+	AIFS_FAIL_REPLY_DROP,
+	AIFS_FAIL_READ_ERROR,
+	AIFS_FAIL_WRITE_ERROR,
+	AIFS_NR_FAIL_POINTS
+};
+
+bool aifs_fail(enum aifs_fail_point point, u16 opcode, u32 *value);
+int aifs_fail_errno(enum aifs_fail_point point);
+void aifs_fail_init(void);
+void aifs_fail_exit(void);
+
 #endif /* _AIFS_INTERNAL_H */

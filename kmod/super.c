@@ -352,13 +352,15 @@ static int __init aifs_init(void)
 	if (err)
 		goto out_inodes;
 
+	aifs_fail_init();
 	/* last: from here on mounts can arrive */
 	err = register_filesystem(&aifs_fs_type);
 	if (err)
-		goto out_sysfs;
+		goto out_fail;
 	return 0;
 
-out_sysfs:
+out_fail:
+	aifs_fail_exit();
 	aifs_sysfs_exit();
 out_inodes:
 	aifs_inode_cache_exit();
@@ -368,6 +370,7 @@ out_inodes:
 static void __exit aifs_exit(void)
 {
 	unregister_filesystem(&aifs_fs_type);
+	aifs_fail_exit();
 	aifs_sysfs_exit();
 	aifs_inode_cache_exit();
 }

@@ -198,6 +198,9 @@ static int aifs_chunk_write(struct aifs_write_req *wreq, struct aifs_conn *conn,
 	u32 r;
 	int ret;
 
+	ret = aifs_fail_errno(AIFS_FAIL_WRITE_ERROR);
+	if (ret)
+		return ret;
 	memcpy(req.id.fs_uuid, wreq->fsi->session.fs_uuid, 16);
 	for (r = first + 1; r < width; r++)
 		req.replicas[r - first - 1] = group[r];
