@@ -33,12 +33,12 @@
  * Failover. EAGAIN from the primary (a replica failed mid-forward, or the
  * primary's map is behind) is retried, a bounded number of times. A
  * primary that cannot be reached, whose connection fails or times out, or
- * that answers ESTALE (its copy is being resynced) is skipped: the next
- * member of the group becomes the primary of this write, with the members
- * after it as replicas. The data servers' version rules make that safe
- * only while every copy left knows whether it is current: not once the
- * skipped server returns, nor when the new primary had missed writes
- * itself; see Documentation/kernel-client.md, "Writes".
+ * that answers ESTALE (its copy is being resynced, or it does not serve
+ * now) is skipped: the next member of the group becomes the primary of
+ * this write, with all the others as replicas, the skipped one too. The
+ * new primary forwards to it; one it cannot reach it waits for until the
+ * MDS counts it out, so no copy that serves ever misses the write
+ * (Documentation/fault-tolerance.md, "The rules").
  *
  * A run holds its inode (ihold), as a read does; umount writes back and
  * waits (sync_filesystem()) before the connections fail, and drains the
@@ -164,7 +164,7 @@ static void aifs_write_iter(struct aifs_write_req *wreq, struct iov_iter *iter,
 
 /*
  * CHUNK_WRITE of @wreq to @conn, as member @first of the chunk's @group
- * of @width: the members after it are the replicas. The data goes after
+ * of @width: the other members are the replicas. The data goes after
  * the fixed part, or the server RDMA-READs it when the connection can
  * lend it the pages. Zeros of a punch send no data; a primary without the
  * chunk answers them with version 0.
@@ -183,7 +183,7 @@ static int aifs_chunk_write(struct aifs_write_req *wreq, struct aifs_conn *conn,
 		.offset = cpu_to_le32(wreq->pos & (chunk - 1)),
 		.flags = cpu_to_le32(AIFS_IO_SYNC | (zero ? AIFS_IO_ZERO : 0)),
 		.chunk_size = l->chunk_size,
-		.nr_replicas = cpu_to_le16(width - first - 1),
+		.nr_replicas = cpu_to_le16(width - 1),
 		.rdma.len = cpu_to_le32(zero ? wreq->len : 0),
 	};
 	/* the data is sent from the page cache, after the fixed part */
@@ -202,8 +202,9 @@ static int aifs_chunk_write(struct aifs_write_req *wreq, struct aifs_conn *conn,
 	if (ret)
 		return ret;
 	memcpy(req.id.fs_uuid, wreq->fsi->session.fs_uuid, 16);
-	for (r = first + 1; r < width; r++)
-		req.replicas[r - first - 1] = group[r];
+	for (r = 0; r < width; r++)
+		if (r != first)
+			req.replicas[r - (r > first)] = group[r];
 	aifs_write_iter(wreq, &data, data_len);
 	if (data_len)
 		reg = aifs_conn_lend(conn, &data, &req.rdma);

@@ -24,7 +24,7 @@ expect_dmesg "fail point write_error fired"
 
 echo 3 >/proc/sys/vm/drop_caches
 echo 1 >"$fail/read_error/after"
-echo 3 >"$fail/read_error/times"
+echo 1 >"$fail/read_error/times"
 cmp "$src/f" /mnt/a/f || fail "a read with CHUNK_READs failed on purpose"
 assert_eq "$(cat "$fail/read_error/times")" 0 "read_error times left"
 expect_dmesg "fail point read_error fired"
