@@ -146,7 +146,7 @@ int main(void)
 	struct aifs_layout l;
 	struct ds_proc *p, *r;
 	u32 pid, rid, i, a[16], b[16];
-	u64 ino;
+	u64 ino, start;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	cluster_setup(3, GRACE_MS, "default_replicas = 2\n");
@@ -156,7 +156,12 @@ int main(void)
 	p = cluster_proc(pid);
 	r = cluster_proc(rid);
 	put(p, rid, ino, 0, 1);
-	put(p, rid, ino, 1, 2);
+	/* the replica as primary, as a client failing over: both get it */
+	start = aifs_now_ms();
+	put(r, pid, ino, 1, 2);
+	CHECK(aifs_now_ms() - start < 2000, "a write through the second member took %llu ms",
+	      (unsigned long long)(aifs_now_ms() - start));
+	get(p, ino, 1);
 	get(r, ino, 1);
 
 	ds_stop(r, SIGKILL);

@@ -5,7 +5,8 @@
 . "$AIFS_TOP/tests/vm/lib.sh"
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-mount_cluster /mnt/a timeo=20 attr_timeout=0
+# timeo=50: a loaded guest answers slowly; a dropped reply costs it once
+mount_cluster /mnt/a timeo=50 attr_timeout=0
 fail=/sys/kernel/debug/aifs/fail
 [ -d "$fail/read_error" ] || fail "no $fail/read_error"
 src=$(mktemp -d /tmp/aifs-src.XXXXXX)

@@ -7,7 +7,6 @@
 . "$AIFS_TOP/tests/faults/replica/helpers"
 
 fault_cluster /mnt/a fault_injection=yes
-tmp=$(mktemp -d /tmp/aifs-fault.XXXXXX)
 new_file /f
 gen 11 1 | dd of=/mnt/a/f bs=1M conv=notrunc,fsync status=none
 primary=$(ds_in_use)
@@ -16,11 +15,10 @@ primary=$(ds_in_use)
 aifs -s "$MDS_DIR/secret" fail "$AIFS_ADDR:$((7400 + primary))" \
 	"ds.write.crash:opcode=65:after=8" || fail "aifs fail"
 start=$(date +%s.%N)
-gen 11 64 | tee >(sha256sum >"$tmp/sum") |
-	dd of=/mnt/a/f bs=1M iflag=fullblock conv=fsync status=none ||
+write_gen 11 64 /mnt/a/f ||
 	fail "write with the primary crashing before its answer"
 took=$(echo "$(date +%s.%N) - $start" | bc)
-want=$(sum_of "$tmp/sum")
+want=$WANT
 wait "${DS_PIDS[primary]}" 2>/dev/null || true
 dead "${DS_PIDS[primary]}" || fail "the primary did not crash"
 grep -q "fail point ds.write.crash" "${DS_DIRS[primary]}/log" ||
@@ -37,4 +35,3 @@ echo 3 >/proc/sys/vm/drop_caches
 assert_eq "$(sha256sum </mnt/a/f | cut -d' ' -f1)" "$want" \
 	"sha256 from the restarted server alone"
 umount /mnt/a
-rm -rf "$tmp"

@@ -6,14 +6,12 @@
 . "$AIFS_TOP/tests/faults/replica/helpers"
 
 fault_cluster /mnt/a scrub_rate_mib=64
-tmp=$(mktemp -d /tmp/aifs-fault.XXXXXX)
 new_file /f
-gen 13 16 | tee >(sha256sum >"$tmp/sum") |
-	dd of=/mnt/a/f bs=1M iflag=fullblock conv=fsync status=none
-want=$(sum_of "$tmp/sum")
+write_gen 13 16 /mnt/a/f || fail "write"
+want=$WANT
 primary=$(ds_in_use)
 [[ "$primary" =~ ^[123]$ ]] || fail "no single primary: $primary"
-mapfile -t held < <(holders)
+read -r -a held <<<"$(holders)"
 replica=${held[0]}
 [ "$replica" != "$primary" ] || replica=${held[1]}
 
@@ -69,4 +67,3 @@ kill_ds "$primary"
 echo 3 >/proc/sys/vm/drop_caches
 assert_eq "$(sha256sum </mnt/a/f | cut -d' ' -f1)" "$want" "the scrubbed copy alone"
 umount /mnt/a
-rm -rf "$tmp"
