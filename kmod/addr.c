@@ -313,7 +313,9 @@ const __le32 *aifs_layout_group(const struct aifs_layout *l, u32 index,
  * @rounds: how the rounds went; its flags are reset for the next one
  *
  * Once more at once after a server closed the connection (it restarted,
- * or an RDMA device went away: over TCP then, for transport=auto); and
+ * or an RDMA device went away: over TCP then, for transport=auto), and
+ * after a fresh map when a server was left alone after a failure (it may
+ * be back: the map's entry moved, which ends the pause); and
  * while a server answers ESTALE, after a pause, until timeo has passed
  * since the first round: a server back from a failure catches up before
  * it serves, and a server that lost touch with the MDS stops serving
@@ -324,14 +326,21 @@ const __le32 *aifs_layout_group(const struct aifs_layout *l, u32 index,
 bool aifs_io_again(struct aifs_fs_info *fsi, struct aifs_io_rounds *rounds)
 {
 	bool closed = rounds->closed, stale = rounds->stale;
+	bool down = rounds->down;
 
 	rounds->closed = false;
 	rounds->stale = false;
+	rounds->down = false;
 	if (READ_ONCE(fsi->data.closing))
 		return false;
 	if (closed && !rounds->reconnected) {
 		rounds->reconnected = true;
 		return true;
+	}
+	if (down && !rounds->refreshed) {
+		rounds->refreshed = true;
+		if (!aifs_data_refresh_map(fsi))
+			return true;
 	}
 	if (!stale || time_after(jiffies, rounds->start +
 				 aifs_timeo_jiffies(&fsi->opts)))
@@ -366,6 +375,7 @@ static int aifs_read_sub_round(struct aifs_read_sub *sub,
 			return err;
 		rounds->closed |= err == -ECONNRESET;
 		rounds->stale |= err == -ESTALE;
+		rounds->down |= err == -EHOSTDOWN;
 		/* aifs_data_conn() logs why it has no connection */
 		if (!IS_ERR(conn))
 			pr_warn_ratelimited("chunk %lu:%u from data server %u: %pe\n",

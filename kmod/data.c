@@ -41,6 +41,7 @@
  * @addr: where it listens, from the map
  * @conn: the connection, NULL until the first request
  * @retry_after: jiffies before which no new connect is tried
+ * @epoch: the map epoch at which its entry last changed, as last seen
  */
 struct aifs_ds {
 	u32 id;
@@ -48,6 +49,7 @@ struct aifs_ds {
 	struct sockaddr_storage addr;
 	struct aifs_conn *conn;
 	unsigned long retry_after;
+	u64 epoch;
 };
 
 /* A failed connection kept until umount: readers may still hold it. */
@@ -206,6 +208,7 @@ static int aifs_data_learn(struct aifs_data *d, const struct aifs_ds_info *info)
 			return -ENOMEM;
 		ds->id = id;
 		ds->addr = addr;
+		ds->epoch = le64_to_cpu(info->epoch);
 		mutex_init(&ds->lock);
 		/* whole before it is found: aifs_data_conn() does not wait */
 		err = xa_insert(&d->servers, id, ds, GFP_NOFS);
@@ -215,6 +218,12 @@ static int aifs_data_learn(struct aifs_data *d, const struct aifs_ds_info *info)
 	}
 	mutex_lock(&ds->lock);
 	ds->addr = addr;
+	/* serving again since we looked: no longer left alone */
+	if (le64_to_cpu(info->epoch) != ds->epoch &&
+	    (le32_to_cpu(info->state) == AIFS_DS_UP ||
+	     le32_to_cpu(info->state) == AIFS_DS_DRAINING))
+		ds->retry_after = jiffies;
+	ds->epoch = le64_to_cpu(info->epoch);
 	mutex_unlock(&ds->lock);
 	return 0;
 }

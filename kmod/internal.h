@@ -428,13 +428,17 @@ u32 aifs_io_piece(const struct aifs_layout *l, loff_t pos, size_t left);
  * @stale: a server answered ESTALE in the last round: it is up but does
  *	not serve yet (its copy is being resynced, or it is SYNCING or lost
  *	its lease from the MDS: Documentation/ds.md)
+ * @down: a server was left alone after a failure in the last round
  * @reconnected: the round after a closed connection was had
+ * @refreshed: the map was fetched again for a server left alone
  */
 struct aifs_io_rounds {
 	unsigned long start;
 	bool closed;
 	bool stale;
+	bool down;
 	bool reconnected;
+	bool refreshed;
 };
 
 bool aifs_io_again(struct aifs_fs_info *fsi, struct aifs_io_rounds *rounds);

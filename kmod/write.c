@@ -278,6 +278,7 @@ static int aifs_write_round(struct aifs_write_req *wreq,
 			break;
 		rounds->closed |= err == -ECONNRESET;
 		rounds->stale |= err == -ESTALE;
+		rounds->down |= err == -EHOSTDOWN;
 		/* aifs_data_conn() logs why it has no connection */
 		if (!IS_ERR(conn))
 			pr_warn_ratelimited("write of chunk %lu:%u to data server %u: %pe\n",
