@@ -65,6 +65,23 @@ struct ds_lock {
 	u32 index;
 	u16 fragment;
 	bool write;
+	bool primary;		/* held across forwards to other servers */
+};
+
+/*
+ * How a chunk is locked: shared (reads), exclusive, exclusive by a
+ * primary write (which waits on its replicas while it holds the lock),
+ * or by a forward, which must not wait behind a primary write of the
+ * same chunk here: that primary may be waiting on the server that sent
+ * the forward, itself a primary of the chunk for a client that failed
+ * over.  Such a forward gets -EAGAIN at once; its primary's client tries
+ * again.
+ */
+enum ds_lock_kind {
+	DS_LOCK_SHARED,
+	DS_LOCK_EXCL,
+	DS_LOCK_PRIMARY,
+	DS_LOCK_FORWARD,
 };
 
 struct ds_lock_stripe {
@@ -146,6 +163,8 @@ void ds_store_exit(struct ds *ds);
 int ds_check_id(struct ds *ds, const struct aifs_chunk_id *id);
 void ds_chunk_lock(struct ds *ds, const struct aifs_chunk_id *id, bool write,
 		   struct ds_lock *lock);
+int ds_chunk_lock_as(struct ds *ds, const struct aifs_chunk_id *id,
+		     enum ds_lock_kind kind, struct ds_lock *lock);
 void ds_chunk_unlock(struct ds *ds, struct ds_lock *lock);
 int ds_chunk_open(struct ds *ds, const struct aifs_chunk_id *id,
 		  u32 create_size, struct ds_chunk *c);

@@ -18,14 +18,15 @@
 
 /* The chunk of a decoded request, locked and open; ds_io_end() undoes. */
 static int ds_io_begin(struct ds *ds, const struct aifs_chunk_id *id,
-		       bool write, u32 create_size, struct ds_lock *lock,
-		       struct ds_chunk *c)
+		       enum ds_lock_kind kind, u32 create_size,
+		       struct ds_lock *lock, struct ds_chunk *c)
 {
 	int err = ds_check_id(ds, id);
 
+	if (!err)
+		err = ds_chunk_lock_as(ds, id, kind, lock);
 	if (err)
 		return err;
-	ds_chunk_lock(ds, id, write, lock);
 	err = ds_chunk_open(ds, id, create_size, c);
 	if (err)
 		ds_chunk_unlock(ds, lock);
@@ -202,7 +203,7 @@ static int ds_read(struct aifs_request *req)
 	/* RDMA asked for on a connection that is not RDMA */
 	if ((le32_to_cpu(r.flags) & AIFS_IO_RDMA) && !req->rdma)
 		return -EOPNOTSUPP;
-	err = ds_io_begin(req->data, &r.id, false, 0, &lock, &c);
+	err = ds_io_begin(req->data, &r.id, DS_LOCK_SHARED, 0, &lock, &c);
 	if (err)
 		return err;
 	err = ds_check_current(&c, le64_to_cpu(r.version));
@@ -301,6 +302,27 @@ static int ds_write_fetch(struct aifs_request *req, bool primary,
 }
 
 /*
+ * Two primaries of one chunk at once (a client failed over from a server
+ * another client still writes through) forward to each other, each
+ * holding its lock: neither forward may wait for the other.  The one from
+ * the server of the higher id yields (EAGAIN: its client tries again);
+ * the other waits here for our primary write, which that rule ends.  A
+ * FORWARD names its primary first among the replicas.
+ */
+static enum ds_lock_kind ds_write_lock_kind(struct aifs_request *req,
+					    bool primary,
+					    const struct aifs_chunk_write_req *r)
+{
+	u32 sender = le16_to_cpu(r->nr_replicas) ?
+		     le32_to_cpu(r->replicas[0]) : 0;
+
+	if (primary)
+		return DS_LOCK_PRIMARY;
+	return sender && sender < ds_self_id(req->data) ? DS_LOCK_EXCL :
+							  DS_LOCK_FORWARD;
+}
+
+/*
  * Decode a WRITE or FORWARD, take its data in, and open its chunk,
  * created if absent; but zeros on a primary without the chunk find a hole
  * already: ENOENT.
@@ -326,7 +348,8 @@ static int ds_write_begin(struct aifs_request *req, bool primary,
 	}
 	create_size = primary && ds_write_zero(r) ? 0 :
 		      le32_to_cpu(r->chunk_size);
-	return ds_io_begin(req->data, &r->id, true, create_size, lock, c);
+	return ds_io_begin(req->data, &r->id, ds_write_lock_kind(req, primary, r),
+			   create_size, lock, c);
 }
 
 /* A write of a chunk size other than the chunk's own: a confused client. */
@@ -446,7 +469,7 @@ static int ds_truncate_chunk(struct aifs_request *req, const void *arg)
 	struct ds_chunk c;
 	int err;
 
-	err = ds_io_begin(req->data, &r->id, true, 0, &lock, &c);
+	err = ds_io_begin(req->data, &r->id, DS_LOCK_EXCL, 0, &lock, &c);
 	if (err == -ENOENT) {
 		/* A hole stays a hole whatever its length. */
 		c.meta = (struct ds_meta){ 0 };
@@ -610,7 +633,8 @@ static int ds_checksum(struct aifs_request *req)
 	if (!err && !ds_serving(req->data))
 		err = -ESTALE;
 	if (!err)
-		err = ds_io_begin(req->data, &r.id, false, 0, &lock, &c);
+		err = ds_io_begin(req->data, &r.id, DS_LOCK_SHARED, 0, &lock,
+				  &c);
 	if (err)
 		return err;
 	err = ds_check_current(&c, 0);

@@ -74,24 +74,40 @@ static bool ds_lock_blocked(const struct ds_lock_stripe *s,
 	return false;
 }
 
-void ds_chunk_lock(struct ds *ds, const struct aifs_chunk_id *id, bool write,
-		   struct ds_lock *lock)
+/* 0, or -EAGAIN for a forward behind a primary write (enum ds_lock_kind). */
+int ds_chunk_lock_as(struct ds *ds, const struct aifs_chunk_id *id,
+		     enum ds_lock_kind kind, struct ds_lock *lock)
 {
 	struct ds_lock_stripe *s;
 	struct ds_lock **pp;
 
 	*lock = (struct ds_lock){
 		.ino = le64_to_cpu(id->ino), .index = le32_to_cpu(id->index),
-		.fragment = le16_to_cpu(id->fragment), .write = write,
+		.fragment = le16_to_cpu(id->fragment),
+		.write = kind != DS_LOCK_SHARED,
+		.primary = kind == DS_LOCK_PRIMARY,
 	};
 	s = ds_lock_stripe(ds, lock);
 	pthread_mutex_lock(&s->mutex);
-	for (pp = &s->queue; *pp; pp = &(*pp)->next)
-		;
+	for (pp = &s->queue; *pp; pp = &(*pp)->next) {
+		if (kind == DS_LOCK_FORWARD && (*pp)->primary &&
+		    (*pp)->ino == lock->ino && (*pp)->index == lock->index &&
+		    (*pp)->fragment == lock->fragment) {
+			pthread_mutex_unlock(&s->mutex);
+			return -EAGAIN;
+		}
+	}
 	*pp = lock;
 	while (ds_lock_blocked(s, lock))
 		pthread_cond_wait(&s->cond, &s->mutex);
 	pthread_mutex_unlock(&s->mutex);
+	return 0;
+}
+
+void ds_chunk_lock(struct ds *ds, const struct aifs_chunk_id *id, bool write,
+		   struct ds_lock *lock)
+{
+	ds_chunk_lock_as(ds, id, write ? DS_LOCK_EXCL : DS_LOCK_SHARED, lock);
 }
 
 void ds_chunk_unlock(struct ds *ds, struct ds_lock *lock)

@@ -14,6 +14,7 @@
  * never serves its old copy: its lease from the MDS ran out while it
  * slept, and it catches up before it serves again.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 
@@ -39,6 +40,54 @@ static void put(struct ds_proc *primary, u32 replica, u64 ino, u32 index,
 			       DS_TEST_CHUNK, &replica, 1, NULL);
 	} while (err == -EAGAIN && ++tries < 100);
 	CHECK(!err, "write of chunk %u: %d", index, err);
+}
+
+struct crossing {
+	struct ds_proc *primary;
+	u32 replica;
+	u64 ino;
+	int failed;
+};
+
+/* Writes of chunk 3 through one primary, retried while it says EAGAIN. */
+static void *crossing_writer(void *arg)
+{
+	struct crossing *c = arg;
+	static char buf[2][DS_TEST_CHUNK / 4];
+	char *mine = buf[c->replica & 1];
+	int i, err, tries;
+
+	ds_fill(mine, sizeof(buf[0]), c->replica);
+	for (i = 0; i < 10; i++) {
+		tries = 0;
+		do
+			err = ds_write(c->primary, c->ino, 3, 0, mine,
+				       sizeof(buf[0]), &c->replica, 1, NULL);
+		while (err == -EAGAIN && ++tries < 200);
+		c->failed += !!err;
+	}
+	return NULL;
+}
+
+/*
+ * Two primaries of one chunk at once, each forwarding to the other (two
+ * clients, one failed over): neither waits for the other for ever.
+ */
+static void crossing_primaries(struct ds_proc *p, u32 pid, struct ds_proc *r,
+			       u32 rid, u64 ino)
+{
+	struct crossing a = { p, rid, ino, 0 }, b = { r, pid, ino, 0 };
+	pthread_t ta, tb;
+	u64 start = aifs_now_ms();
+
+	CHECK(!pthread_create(&ta, NULL, crossing_writer, &a) &&
+	      !pthread_create(&tb, NULL, crossing_writer, &b), "threads");
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	CHECK(!a.failed && !b.failed, "crossing writes failed: %d and %d",
+	      a.failed, b.failed);
+	CHECK(aifs_now_ms() - start < 20000, "crossing writes took %llu ms",
+	      (unsigned long long)(aifs_now_ms() - start));
 }
 
 /* Chunk @index on @p, retried while @p does not serve yet: its version. */
@@ -163,6 +212,7 @@ int main(void)
 	      (unsigned long long)(aifs_now_ms() - start));
 	get(p, ino, 1);
 	get(r, ino, 1);
+	crossing_primaries(p, pid, r, rid, ino);
 
 	ds_stop(r, SIGKILL);
 	s = (struct cluster_state){ r, AIFS_DS_OFFLINE };
