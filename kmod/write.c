@@ -184,6 +184,7 @@ static int aifs_chunk_write(struct aifs_write_req *wreq, struct aifs_conn *conn,
 		.flags = cpu_to_le32(AIFS_IO_SYNC | (zero ? AIFS_IO_ZERO : 0)),
 		.chunk_size = l->chunk_size,
 		.nr_replicas = cpu_to_le16(width - 1),
+		.ahead = cpu_to_le16(first),
 		.rdma.len = cpu_to_le32(zero ? wreq->len : 0),
 	};
 	/* the data is sent from the page cache, after the fixed part */

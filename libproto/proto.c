@@ -771,7 +771,7 @@ static int aifs_check_chunk_write_req(const void *fixed,
 	}
 	if ((flags & ~AIFS_IO_KNOWN) || !aifs_is_pow2(chunk) ||
 	    chunk < AIFS_CHUNK_SIZE_MIN || chunk > AIFS_CHUNK_SIZE_MAX ||
-	    nr >= AIFS_MAX_REPLICAS)
+	    nr >= AIFS_MAX_REPLICAS || le16_to_cpu(m->ahead) > nr)
 		return -EINVAL;
 	/* Zeros move no data: a whole chunk in one request. */
 	if (flags & AIFS_IO_ZERO) {

@@ -210,6 +210,7 @@ int ds_peer_set(struct ds *ds, u32 id, const char *host, const char *port,
 		u32 state);
 int ds_parse_hostport(const char *s, char *host, size_t host_size, char *port,
 		      size_t port_size);
+bool ds_peer_out(struct ds *ds, u32 id);
 int ds_peer_call(struct ds *ds, u32 id, u16 opcode, const struct iovec *iov,
 		 int iovcnt, struct aifs_reply *reply);
 int ds_forward(struct ds *ds, const struct aifs_chunk_write_req *req,

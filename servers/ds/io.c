@@ -360,6 +360,29 @@ static int ds_check_layout(const struct ds_chunk *c,
 }
 
 /*
+ * A client that failed over to us from the members ahead of us in the
+ * group (@r->ahead): we are the chunk's primary only once the MDS counts
+ * them out, or two primaries would number writes alike.  Until then
+ * -EBUSY, answered ESTALE (the client goes round again), and a fresh map;
+ * not ESTALE here, which would keep a chunk this write created.
+ */
+static int ds_members_ahead_out(struct ds *ds,
+				const struct aifs_chunk_write_req *r)
+{
+	u32 i, ahead = le16_to_cpu(r->ahead);
+
+	if (!ds_mds_out_wait_ms(ds))
+		return 0;	/* no MDS: a static cluster's old rules */
+	for (i = 0; i < ahead; i++) {
+		if (!ds_peer_out(ds, le32_to_cpu(r->replicas[i]))) {
+			ds_mds_refresh(ds);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+/*
  * CHUNK_WRITE, on the chunk's primary: write locally with the next
  * version, then forward to the replicas the request names.
  */
@@ -373,6 +396,8 @@ static int ds_primary_apply(struct aifs_request *req,
 	/* A stale primary would number the write wrongly: catch up first. */
 	if (!err && ds_check_current(c, 0))
 		err = -EAGAIN;
+	if (!err)
+		err = ds_members_ahead_out(req->data, r);
 	if (!err)
 		err = ds_write_local(c, r, data, c->meta.version + 1);
 	if (!err)
@@ -449,10 +474,13 @@ static int ds_write_op(struct aifs_request *req, bool primary,
 
 static int ds_write(struct aifs_request *req)
 {
+	int err;
+
 	/* maybe counted out: the next replica is the primary */
 	if (!ds_serving(req->data))
 		return -ESTALE;
-	return ds_write_op(req, true, ds_primary_apply);
+	err = ds_write_op(req, true, ds_primary_apply);
+	return err == -EBUSY ? -ESTALE : err;
 }
 
 static int ds_forward_handler(struct aifs_request *req)

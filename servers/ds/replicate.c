@@ -346,7 +346,7 @@ struct ds_fwd {
 };
 
 /* Whether the MDS counts peer @id out (OFFLINE, RETIRED): it serves nothing. */
-static bool ds_peer_out(struct ds *ds, u32 id)
+bool ds_peer_out(struct ds *ds, u32 id)
 {
 	struct ds_peers *p = ds->peers;
 	struct ds_peer *peer;
@@ -462,6 +462,7 @@ static void ds_forward_req(struct aifs_chunk_write_req *fwd,
 {
 	*fwd = *req;
 	fwd->version = cpu_to_le64(version);
+	fwd->ahead = 0;
 	if (le32_to_cpu(req->flags) & AIFS_IO_RDMA) {
 		fwd->flags = cpu_to_le32(le32_to_cpu(req->flags) &
 					 ~AIFS_IO_RDMA);

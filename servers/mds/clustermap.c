@@ -25,6 +25,7 @@ struct mds_ds {
 	/* SYNCING: the next inode recovery looks at, in which round */
 	u64 sync_cursor;
 	u32 sync_round;
+	u64 offline_epoch;		/* it last went OFFLINE (0: unknown) */
 };
 
 struct mds_map {
@@ -46,7 +47,9 @@ static int map_add(struct mds_map *map, const struct aifs_ds_info *info)
 			return -ENOMEM;
 		map->ds = grown;
 	}
-	map->ds[map->nr++] = (struct mds_ds){ *info, aifs_now_ms(), 0, 1 };
+	map->ds[map->nr++] = (struct mds_ds){
+		.info = *info, .last_seen = aifs_now_ms(), .sync_round = 1,
+	};
 	return 0;
 }
 
@@ -191,6 +194,9 @@ static int map_store(struct mds_txn *t, struct aifs_ds_info *info, bool bump)
 			ds->sync_cursor = 0;
 			ds->sync_round++;
 		}
+		if (info->state == cpu_to_le32(AIFS_DS_OFFLINE) &&
+		    ds->info.state != info->state)
+			ds->offline_epoch = le64_to_cpu(info->epoch);
 		ds->info = *info;
 		ds->last_seen = aifs_now_ms();
 	} else {
@@ -443,6 +449,35 @@ void mds_map_sync_cursor(struct mds *mds, u32 id, u32 round, u64 cursor)
 	    ds->info.state == cpu_to_le32(AIFS_DS_SYNCING))
 		ds->sync_cursor = cursor;
 	pthread_mutex_unlock(&map->lock);
+}
+
+/*
+ * Whether server @id, SYNCING, holds the last copy of group @g of @l:
+ * every other member went OFFLINE (or is RETIRED) before it did, so no
+ * write was acknowledged without it, and there is no one to catch up
+ * from.  Unknown after an MDS restart (the epochs are in memory): no.
+ */
+bool mds_map_last_copy(struct mds *mds, u32 id, const struct aifs_layout *l,
+		       unsigned int g)
+{
+	struct mds_map *map = mds->map;
+	unsigned int t, w = l->replicas;
+	struct mds_ds *self, *o;
+	bool last;
+
+	pthread_mutex_lock(&map->lock);
+	self = map_find(map, id);
+	last = self && self->offline_epoch;
+	for (t = g * w; last && t < (g + 1) * w; t++) {
+		o = map_find(map, le32_to_cpu(l->targets[t]));
+		if (!o || o == self ||
+		    o->info.state == cpu_to_le32(AIFS_DS_RETIRED))
+			continue;
+		last = o->info.state == cpu_to_le32(AIFS_DS_OFFLINE) &&
+		       o->offline_epoch && o->offline_epoch < self->offline_epoch;
+	}
+	pthread_mutex_unlock(&map->lock);
+	return last;
 }
 
 struct sync_done {

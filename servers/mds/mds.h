@@ -365,6 +365,8 @@ int mds_map_next_syncing(struct mds *mds, u32 after, struct aifs_ds_info *info,
 			 u64 *cursor, u32 *round);
 void mds_map_sync_cursor(struct mds *mds, u32 id, u32 round, u64 cursor);
 int mds_map_sync_done(struct mds *mds, u32 id, u32 round);
+bool mds_map_last_copy(struct mds *mds, u32 id, const struct aifs_layout *l,
+		       unsigned int g);
 int mds_handle_map_get(struct aifs_request *req);
 int mds_handle_ds_register(struct aifs_request *req);
 int mds_handle_ds_heartbeat(struct aifs_request *req);

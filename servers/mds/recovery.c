@@ -118,6 +118,28 @@ out:
 	return err;
 }
 
+/*
+ * Whether @ds holds the last copy of every group of @f it is in: then
+ * there is no one to catch up from, and nothing it missed (its peers
+ * went out before it did), and its copy is taken as it is.
+ */
+static bool recovery_last_copy(struct mds_recovery *r, u32 id,
+			       const struct recovery_file *f)
+{
+	const struct aifs_layout *l = &f->layout;
+	unsigned int g, t, w = l->replicas, sc = le16_to_cpu(l->stripe_count);
+	bool member;
+
+	for (g = 0; g < sc; g++) {
+		member = false;
+		for (t = g * w; t < (g + 1) * w; t++)
+			member |= le32_to_cpu(l->targets[t]) == id;
+		if (member && !mds_map_last_copy(r->bg.mds, id, l, g))
+			return false;
+	}
+	return true;
+}
+
 /* CHUNK_SYNC of @f on @ds, range after range: 0 once it is in sync. */
 static int recovery_sync_file(struct mds_recovery *r, struct recovery_ds *ds,
 			      const struct recovery_file *f)
@@ -144,15 +166,22 @@ static int recovery_sync_file(struct mds_recovery *r, struct recovery_ds *ds,
 			err = aifs_decode_chunk_sync_rep(reply.payload,
 							 reply.len, &rep, NULL);
 		aifs_reply_free(&reply);
+		if (!err) {
+			ds->copied += le32_to_cpu(rep.copied);
+			ds->deleted += le32_to_cpu(rep.deleted);
+			next = le32_to_cpu(rep.next);
+			if (next == AIFS_CHUNK_SYNC_DONE)
+				return 0;
+			if (next <= from && !rep.copied && !rep.deleted)
+				err = -EAGAIN;	/* a peer cannot give it yet */
+		}
+		if (err == -EAGAIN && recovery_last_copy(r, ds->c.id, f)) {
+			aifs_warn("data server %u holds the last copy of inode %llu: taken as it is",
+				  ds->c.id, (unsigned long long)f->ino);
+			return 0;
+		}
 		if (err)
 			return err;
-		ds->copied += le32_to_cpu(rep.copied);
-		ds->deleted += le32_to_cpu(rep.deleted);
-		next = le32_to_cpu(rep.next);
-		if (next == AIFS_CHUNK_SYNC_DONE)
-			return 0;
-		if (next <= from && !rep.copied && !rep.deleted)
-			return -EAGAIN;	/* a peer cannot give it yet */
 		from = next;
 	}
 }
@@ -170,8 +199,11 @@ static void recovery_step(struct mds_recovery *r,
 
 	if (!ds || ds->c.retry_at > aifs_now_ms())
 		return;
-	if (!cursor)
+	if (!cursor) {
+		/* a new round: the server came back, likely a new process */
+		mds_dsconn_close(&ds->c);
 		ds->files = ds->copied = ds->deleted = 0;
+	}
 	n = recovery_scan(r, id, &next, files);
 	err = n < 0 ? n : mds_dsconn_connect(&r->bg, &ds->c, &info->addr,
 					    RECOVERY_CALL_MS);

@@ -189,6 +189,27 @@ static void asleep_while_written(struct ds_proc *p, struct ds_proc *r,
 	never_old(r, ino);
 }
 
+/*
+ * Both copies go, the primary first: the replica, back alone, holds the
+ * last copy (nothing was written without it) and serves again without a
+ * peer to catch up from.
+ */
+static void last_copy(struct ds_proc *p, struct ds_proc *r, u64 ino)
+{
+	struct cluster_state s = { p, AIFS_DS_OFFLINE };
+
+	ds_stop(p, SIGKILL);
+	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS), "primary not out");
+	s.p = r;
+	ds_stop(r, SIGKILL);
+	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS), "replica not out");
+	ds_start(r);
+	s.state = AIFS_DS_UP;
+	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS),
+	      "the last copy stays SYNCING");
+	get(r, ino, 1);
+}
+
 int main(void)
 {
 	struct cluster_state s;
@@ -237,5 +258,6 @@ int main(void)
 		CHECK(!memcmp(a, b, sizeof(a)), "chunk %u: CRCs differ", i);
 	}
 	asleep_while_written(p, r, rid, ino);
+	last_copy(p, r, ino);
 	return test_result();
 }

@@ -242,10 +242,12 @@ start_cluster()
 {
 	local port=$1 i up
 	command -v aifs-ds >/dev/null || skip "aifs-ds not built (make user)"
-	# a second of silence is offline; a benchmark loading the guest's
-	# CPUs for minutes asks for more (AIFS_HEARTBEAT_GRACE_MS)
+	# three seconds of silence are offline (a data server serves for 9/10
+	# of that after a heartbeat: a guest loaded by others must not lose
+	# its leases); a benchmark loading the guest's CPUs for minutes asks
+	# for more (AIFS_HEARTBEAT_GRACE_MS)
 	start_mds "$port" heartbeat_ms=200 \
-		heartbeat_grace_ms="${AIFS_HEARTBEAT_GRACE_MS:-1000}" \
+		heartbeat_grace_ms="${AIFS_HEARTBEAT_GRACE_MS:-3000}" \
 		default_stripe_count=3
 	AIFS_FS_UUID=$(sed -n 's/.*formatted file system \([0-9a-f-]\{36\}\).*/\1/p' \
 		"$MDS_DIR/format.log")

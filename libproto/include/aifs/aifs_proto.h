@@ -29,6 +29,7 @@
  *      reserved fields of CHUNK_TRUNCATE and CHUNK_DELETE became @fence;
  *      AIFS_IO_ZERO (a CHUNK_WRITE of zeros with no data: hole punching);
  *      FAIL_SET (fault injection), DS_SCRUB, CHUNK_LIST, CHUNK_SYNC,
+ *      CHUNK_WRITE's @ahead,
  *      AIFS_DS_SYNCING, and DS_REGISTER's reply got @grace_ms.
  */
 #ifndef AIFS_PROTO_H
@@ -1208,6 +1209,11 @@ struct aifs_chunk_read_rep {
  * @chunk_size:  the layout's chunk size: @offset + length must not pass it
  * @nr_replicas: WRITE: entries of @replicas, 0..AIFS_MAX_REPLICAS - 1;
  *               FORWARD: 0
+ * @ahead:       WRITE: the first @ahead entries of @replicas are members
+ *               of the group before this primary, which the client could
+ *               not use: the primary takes the write only while the MDS
+ *               counts them out (else ESTALE), so that a chunk never has
+ *               two primaries; at most @nr_replicas. FORWARD: 0
  * @reserved:    zero
  * @rdma:        with AIFS_IO_RDMA: where the data comes from; with
  *               AIFS_IO_ZERO: @rdma.len bytes of zeros, @addr and @rkey 0
@@ -1222,7 +1228,8 @@ struct aifs_chunk_write_req {
 	__le32 flags;
 	__le32 chunk_size;
 	__le16 nr_replicas;
-	__le16 reserved[3];
+	__le16 ahead;
+	__le16 reserved[2];
 	struct aifs_rdma_seg rdma;
 	__le32 replicas[AIFS_MAX_REPLICAS];
 };
