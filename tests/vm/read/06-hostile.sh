@@ -33,7 +33,7 @@ mds="-s $MDS_DIR/secret -m $AIFS_ADDR:7400"
 up_count()	# N: wait until N data servers are up
 {
 	local i
-	for i in $(seq 100); do
+	for i in $(seq 300); do
 		[ "$(aifs-put $mds -M)" = "$1" ] && return 0
 		sleep 0.1
 	done
@@ -48,6 +48,9 @@ proxy()
 	PROXY_PID=$SERVER_PID
 }
 
+# back after more than the grace, the victim catches up first (SYNCING)
+up_count 3
+
 # r1's only copy on the victim: the others are down while it is put
 others=()
 for i in 1 2 3; do [ "$i" = "$victim" ] || others+=("${DS_PIDS[i]}"); done
@@ -55,10 +58,12 @@ kill -STOP "${others[@]}"
 up_count 1
 proxy none	# a proxy that spoils nothing
 put_file "$src/r1" /r1 1
-kill "$PROXY_PID"
-wait "$PROXY_PID" 2>/dev/null || true
+# counted out while stopped, the others catch up before they serve
+# (SYNCING), from the victim too: through the proxy, which spoils nothing
 kill -CONT "${others[@]}"
 up_count 3
+kill "$PROXY_PID"
+wait "$PROXY_PID" 2>/dev/null || true
 
 # check MODE REGEX: reads through the hostile server; the log matches REGEX
 check()
