@@ -325,14 +325,21 @@ const __le32 *aifs_layout_group(const struct aifs_layout *l, u32 index,
  */
 bool aifs_io_again(struct aifs_fs_info *fsi, struct aifs_io_rounds *rounds)
 {
-	bool closed = rounds->closed, stale = rounds->stale;
-	bool down = rounds->down;
+	bool closed = rounds->closed, down = rounds->down;
+	bool stale = rounds->stale || rounds->moved;
 
 	rounds->closed = false;
 	rounds->stale = false;
 	rounds->down = false;
+	rounds->moved = false;
 	if (READ_ONCE(fsi->data.closing))
 		return false;
+	if (rounds->relaid) {
+		/* a new layout: new servers, and a new time to try them */
+		rounds->relaid = false;
+		rounds->start = jiffies;
+		return true;
+	}
 	if (closed && !rounds->reconnected) {
 		rounds->reconnected = true;
 		return true;
@@ -393,10 +400,13 @@ static int aifs_read_sub_issue(struct aifs_read_sub *sub)
 	struct aifs_io_rounds rounds = { .start = jiffies };
 	int err;
 
-	do
+	do {
 		err = aifs_read_sub_round(sub, &rounds);
-	while (err && err != -ESHUTDOWN &&
-	       aifs_io_again(sub->rreq->fsi, &rounds));
+		/* for the next read: this one's layout is shared */
+		if (err && rounds.down && !rounds.refreshed)
+			aifs_layout_refresh(sub->rreq->inode);
+	} while (err && err != -ESHUTDOWN &&
+		 aifs_io_again(sub->rreq->fsi, &rounds));
 	return err;
 }
 
@@ -486,6 +496,42 @@ int aifs_layout_get(struct inode *inode, struct aifs_layout *layout)
 	if (has_layout && !layout->target_count)
 		return -ENOSPC;
 	return has_layout && aifs_layout_ok(layout) ? 0 : -EIO;
+}
+
+/**
+ * aifs_layout_refresh - fetch a file's layout again (LAYOUT_GET)
+ * @inode: the file
+ *
+ * A rebuild gives a file's groups new members under a new generation
+ * (Documentation/fault-tolerance.md): a primary answers EREMCHG to a
+ * write made with an older one, and a read that found no copy may be
+ * using one. A newer generation replaces the layout of the last OPEN.
+ *
+ * Return: 0 or a negative errno.
+ */
+int aifs_layout_refresh(struct inode *inode)
+{
+	struct aifs_inode_info *ai = AIFS_I(inode);
+	struct aifs_ino_req req = { .ino = cpu_to_le64(inode->i_ino) };
+	struct aifs_layout_rep rep;
+	struct aifs_mds_msg m = {
+		.op = AIFS_OP_LAYOUT_GET,
+		.req = &req, .req_size = sizeof(req),
+		.rep = &rep, .rep_size = sizeof(rep),
+	};
+	int err;
+
+	err = aifs_mds_call(inode->i_sb, &m);
+	if (err)
+		return err;
+	if (!aifs_layout_ok(&rep.layout))
+		return -EIO;
+	spin_lock(&inode->i_lock);
+	if (ai->has_layout && le32_to_cpu(rep.layout.generation) >
+			      le32_to_cpu(ai->layout.generation))
+		ai->layout = rep.layout;
+	spin_unlock(&inode->i_lock);
+	return 0;
 }
 
 /* Set up the sub-requests of the first @len bytes of @rreq. */

@@ -417,6 +417,7 @@ extern const struct file_operations aifs_file_fops;
 extern const struct address_space_operations aifs_aops;
 
 int aifs_layout_get(struct inode *inode, struct aifs_layout *layout);
+int aifs_layout_refresh(struct inode *inode);
 const __le32 *aifs_layout_group(const struct aifs_layout *l, u32 index,
 				u32 *width);
 u32 aifs_io_piece(const struct aifs_layout *l, loff_t pos, size_t left);
@@ -429,6 +430,9 @@ u32 aifs_io_piece(const struct aifs_layout *l, loff_t pos, size_t left);
  *	not serve yet (its copy is being resynced, or it is SYNCING or lost
  *	its lease from the MDS: Documentation/ds.md)
  * @down: a server was left alone after a failure in the last round
+ * @moved: a primary answered EREMCHG: the layout is older than the
+ *	file's (a rebuild); fetched again, it is tried again as for @stale
+ * @relaid: the caller has a newer layout since the last round
  * @reconnected: the round after a closed connection was had
  * @refreshed: the map was fetched again for a server left alone
  */
@@ -437,6 +441,8 @@ struct aifs_io_rounds {
 	bool closed;
 	bool stale;
 	bool down;
+	bool moved;
+	bool relaid;
 	bool reconnected;
 	bool refreshed;
 };

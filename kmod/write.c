@@ -185,6 +185,7 @@ static int aifs_chunk_write(struct aifs_write_req *wreq, struct aifs_conn *conn,
 		.chunk_size = l->chunk_size,
 		.nr_replicas = cpu_to_le16(width - 1),
 		.ahead = cpu_to_le16(first),
+		.layout_gen = l->generation,
 		.rdma.len = cpu_to_le32(zero ? wreq->len : 0),
 	};
 	/* the data is sent from the page cache, after the fixed part */
@@ -275,6 +276,7 @@ static int aifs_write_round(struct aifs_write_req *wreq,
 		err = aifs_write_try(wreq, index, group, width, first, &conn);
 		if (!err)
 			return 0;
+		rounds->moved |= err == -EREMCHG;
 		if (!aifs_write_failover(conn, err))
 			break;
 		rounds->closed |= err == -ECONNRESET;
@@ -296,11 +298,18 @@ static int aifs_write_round(struct aifs_write_req *wreq,
 static int aifs_write_issue(struct aifs_write_req *wreq)
 {
 	struct aifs_io_rounds rounds = { .start = jiffies };
+	__le32 gen;
 	int err;
 
-	do
+	do {
 		err = aifs_write_round(wreq, &rounds);
-	while (err && aifs_io_again(wreq->fsi, &rounds));
+		if (rounds.moved) {
+			gen = wreq->layout.generation;
+			aifs_layout_refresh(wreq->inode);
+			aifs_layout_get(wreq->inode, &wreq->layout);
+			rounds.relaid = wreq->layout.generation != gen;
+		}
+	} while (err && aifs_io_again(wreq->fsi, &rounds));
 	return err ? aifs_write_errno(err) : 0;
 }
 

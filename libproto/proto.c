@@ -839,9 +839,11 @@ static int aifs_check_chunk_list_req(const void *fixed)
 static int aifs_check_chunk_sync_req(const void *fixed)
 {
 	const struct aifs_chunk_sync_req *m = fixed;
-	u32 n = le32_to_cpu(m->max);
+	u32 n = le32_to_cpu(m->max), flags = le32_to_cpu(m->flags);
 
-	if (!n || n > AIFS_CHUNK_LIST_MAX || aifs_layout_check(&m->layout))
+	if (!n || n > AIFS_CHUNK_LIST_MAX || aifs_layout_check(&m->layout) ||
+	    (flags & ~AIFS_CHUNK_SYNC_KNOWN) ||
+	    flags == AIFS_CHUNK_SYNC_KNOWN || !m->layout.target_count)
 		return -EINVAL;
 	return aifs_chunk_id_check(&m->id);
 }

@@ -18,7 +18,7 @@ PACKAGES=(
 	# VM harness: the guest boots Debian's kernel with the host's / over 9p
 	qemu-system-x86 linux-image-amd64 busybox-static cpio iproute2
 	# tests, benchmarks and peers measured beside aifs
-	nfs-kernel-server fio stress-ng fsmark dbench python3 acl attr
+	nfs-kernel-server fio stress-ng fsmark dbench python3 acl attr nftables
 	python3-hypothesis
 	# packaging
 	dkms

@@ -43,6 +43,7 @@ struct ds_config {
 	int peer_retry_ms;
 	int drain;		/* the MDS places no new files here */
 	int scrub_rate_mib;	/* 0: no scrub */
+	int resync_rate_mib;	/* 0: no bound */
 	int scrub_interval_s;
 };
 
@@ -93,6 +94,7 @@ struct ds_lock_stripe {
 struct ds_peers;
 struct ds_resync;
 struct ds_scrub;
+struct ds_catchup;
 struct ds_mds_link;
 
 struct ds {
@@ -109,11 +111,13 @@ struct ds {
 	 * writes as a primary: its lease from the MDS (mds_link.c)
 	 */
 	atomic_ullong serve_until;
+	atomic_int catching_up;		/* inodes with a catch-up mark */
 	struct aifs_secret secret;	/* for connections to peers, the MDS */
 	struct ds_lock_stripe locks[DS_LOCK_STRIPES];
 	struct ds_peers *peers;
 	struct ds_resync *resync;
 	struct ds_scrub *scrub;
+	struct ds_catchup *catchup;
 	struct ds_mds_link *mds;
 };
 
@@ -182,9 +186,17 @@ typedef int ds_chunk_fn(struct ds *ds, const struct aifs_chunk_id *id,
 int ds_store_walk(struct ds *ds, ds_chunk_fn *fn, void *arg);
 int ds_store_list(struct ds *ds, u64 ino, u32 from, u32 max,
 		  struct aifs_chunk_entry *out, bool *more);
-void ds_fence_lock(struct ds *ds, u64 ino, struct ds_lock *lock);
-int ds_fence_load(struct ds *ds, u64 ino, u32 *fence);
-int ds_fence_store(struct ds *ds, u64 ino, u32 fence);
+
+/* What a data server keeps of an inode besides its chunks. */
+struct ds_inode_rec {
+	u32 fence;		/* its last truncation done here */
+	u32 layout_gen;		/* writes of older layouts are refused */
+};
+
+void ds_inode_lock(struct ds *ds, u64 ino, struct ds_lock *lock);
+int ds_inode_load(struct ds *ds, u64 ino, struct ds_inode_rec *rec);
+int ds_inode_store(struct ds *ds, u64 ino, const struct ds_inode_rec *rec);
+int ds_inode_raise(struct ds *ds, u64 ino, u32 fence, u32 layout_gen);
 void *ds_blocks_alloc(u32 nr_blocks);
 int ds_pread_all(int fd, void *buf, size_t len, off_t off);
 int ds_pwrite_all(int fd, const void *buf, size_t len, off_t off);
@@ -217,6 +229,8 @@ int ds_forward(struct ds *ds, const struct aifs_chunk_write_req *req,
 	       const struct aifs_span *data, u64 version);
 
 /* resync.c: catching up from a peer */
+bool ds_sleep_until(pthread_mutex_t *lock, pthread_cond_t *wake,
+		    const bool *stop, u64 due);
 int ds_resync_start(struct ds *ds);
 void ds_resync_stop(struct ds *ds);
 void ds_resync_queue(struct ds *ds, const struct ds_chunk *c, u64 min_version);
@@ -227,6 +241,10 @@ void ds_resync_counts(struct ds *ds, u64 *resynced, u64 *failed);
 void ds_resync_wait(struct ds *ds, const struct aifs_chunk_id *id);
 
 /* sync.c */
+int ds_catchup_init(struct ds *ds);
+int ds_catchup_start(struct ds *ds);
+void ds_catchup_stop(struct ds *ds);
+bool ds_serves_inode(struct ds *ds, u64 ino);
 int ds_sync_register(struct aifs_server *srv);
 
 /* scrub.c */

@@ -196,7 +196,7 @@ static int ds_read(struct aifs_request *req)
 					 NULL);
 	if (!err)
 		err = aifs_fail_errno(AIFS_FAIL_DS_READ_ERROR, req->opcode);
-	if (!err && !ds_serving(req->data))
+	if (!err && !ds_serves_inode(req->data, le64_to_cpu(r.id.ino)))
 		err = -ESTALE;	/* maybe counted out: another copy serves */
 	if (err)
 		return err;
@@ -383,6 +383,30 @@ static int ds_members_ahead_out(struct ds *ds,
 }
 
 /*
+ * A write made with a layout older than the newest this server heard of
+ * for the inode (a rebuild changed its groups): -EREMCHG, and the client
+ * fetches the layout again.  Looked at once more after the write is
+ * applied here: a rebuild fences the old layouts before it copies the
+ * inode to the new member, so a write that passes that second look is
+ * in the copy.  A new member that is still catching up is no primary:
+ * -EBUSY (ESTALE to the client).
+ */
+static int ds_check_layout_gen(struct ds *ds,
+			       const struct aifs_chunk_write_req *r)
+{
+	u64 ino = le64_to_cpu(r->id.ino);
+	struct ds_inode_rec rec;
+	int err;
+
+	if (!ds_serves_inode(ds, ino))
+		return -EBUSY;
+	err = ds_inode_load(ds, ino, &rec);
+	if (err)
+		return err;
+	return le32_to_cpu(r->layout_gen) < rec.layout_gen ? -EREMCHG : 0;
+}
+
+/*
  * CHUNK_WRITE, on the chunk's primary: write locally with the next
  * version, then forward to the replicas the request names.
  */
@@ -399,7 +423,11 @@ static int ds_primary_apply(struct aifs_request *req,
 	if (!err)
 		err = ds_members_ahead_out(req->data, r);
 	if (!err)
+		err = ds_check_layout_gen(req->data, r);
+	if (!err)
 		err = ds_write_local(c, r, data, c->meta.version + 1);
+	if (!err)
+		err = ds_check_layout_gen(req->data, r);
 	if (!err)
 		err = ds_forward(req->data, r, data, c->meta.version);
 	return err ? err : ds_reply_chunk(req, c, ds_write_len(r, data));
@@ -533,18 +561,17 @@ static int ds_truncate_chunk(struct aifs_request *req, const void *arg)
  * into @lock, for the caller to let go once done.
  */
 static int ds_fence_check(struct ds *ds, u64 ino, u32 fence,
-			  struct ds_lock *lock)
+			  struct ds_lock *lock, struct ds_inode_rec *rec)
 {
-	u32 done;
 	int err;
 
-	ds_fence_lock(ds, ino, lock);
-	err = ds_fence_load(ds, ino, &done);
+	ds_inode_lock(ds, ino, lock);
+	err = ds_inode_load(ds, ino, rec);
 	if (err)
 		return err;
-	if (done >= fence)
+	if (rec->fence >= fence)
 		return 1;
-	return done == fence - 1 ? 0 : -EAGAIN;
+	return rec->fence == fence - 1 ? 0 : -EAGAIN;
 }
 
 typedef int ds_fenced_fn(struct aifs_request *req, const void *arg);
@@ -560,6 +587,7 @@ static int ds_fenced(struct aifs_request *req, const struct aifs_chunk_id *id,
 {
 	struct ds *ds = req->data;
 	u64 ino = le64_to_cpu(id->ino);
+	struct ds_inode_rec rec;
 	struct ds_lock lock;
 	int err;
 
@@ -568,11 +596,13 @@ static int ds_fenced(struct aifs_request *req, const struct aifs_chunk_id *id,
 		return err;
 	if (!fence)
 		return apply(req, arg);
-	err = ds_fence_check(ds, ino, fence, &lock);
+	err = ds_fence_check(ds, ino, fence, &lock, &rec);
 	if (!err)
 		err = apply(req, arg);
-	if (!err && last)
-		err = ds_fence_store(ds, ino, fence);
+	if (!err && last) {
+		rec.fence = fence;
+		err = ds_inode_store(ds, ino, &rec);
+	}
 	ds_chunk_unlock(ds, &lock);
 	return err;
 }
@@ -658,7 +688,7 @@ static int ds_checksum(struct aifs_request *req)
 
 	err = aifs_decode_chunk_checksum_req(req->payload, req->payload_len,
 					     &r, NULL);
-	if (!err && !ds_serving(req->data))
+	if (!err && !ds_serves_inode(req->data, le64_to_cpu(r.id.ino)))
 		err = -ESTALE;
 	if (!err)
 		err = ds_io_begin(req->data, &r.id, DS_LOCK_SHARED, 0, &lock,

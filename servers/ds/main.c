@@ -34,6 +34,8 @@ static const struct aifs_setting ds_settings[] = {
 			 "32", 0, 1000000),
 	AIFS_SETTING_INT("scrub_interval_s", struct ds_config,
 			 scrub_interval_s, "604800", 1, 315360000),
+	AIFS_SETTING_INT("resync_rate_mib", struct ds_config, resync_rate_mib,
+			 "128", 0, 1000000),
 	{ 0 }
 };
 
@@ -55,7 +57,7 @@ static void ds_usage(const char *prog)
 	       "Settings of ds.conf besides the common ones of every server:\n"
 	       "  data_dir, fs_uuid, direct_io, ds_id, mds, peers,\n"
 	       "  public_address, replica_timeout_ms, peer_retry_ms, drain,\n"
-	       "  scrub_rate_mib, scrub_interval_s\n"
+	       "  scrub_rate_mib, scrub_interval_s, resync_rate_mib\n"
 	       "(Documentation/ds.md explains each; SIGHUP reads drain again).\n",
 	       prog, DS_CONFIG_PATH);
 }
@@ -93,6 +95,8 @@ static int ds_init(struct ds *ds)
 	if (!err)
 		err = ds_store_init(ds);
 	if (!err)
+		err = ds_catchup_init(ds);
+	if (!err)
 		err = ds_peers_init(ds);
 	return err;
 }
@@ -129,11 +133,14 @@ static int ds_serve(struct ds *ds)
 	if (!err)
 		err = ds_scrub_start(ds);
 	if (!err)
+		err = ds_catchup_start(ds);
+	if (!err)
 		err = ds_mds_start(ds);
 	if (!err)
 		err = aifs_server_run(srv);
 	ds_mds_stop(ds);
 	aifs_server_destroy(srv);
+	ds_catchup_stop(ds);
 	ds_scrub_stop(ds);
 	ds_resync_stop(ds);
 	return err;

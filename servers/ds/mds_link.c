@@ -94,13 +94,7 @@ static bool ds_mds_sleep(struct ds_mds_link *l, u32 ms)
 	struct timespec ts;
 	bool stop;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += ms / 1000;
-	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	aifs_time_after_ms(CLOCK_MONOTONIC, ms, &ts);
 	pthread_mutex_lock(&l->lock);
 	while (!l->stop && !l->refresh &&
 	       pthread_cond_timedwait(&l->wake, &l->lock, &ts) != ETIMEDOUT)

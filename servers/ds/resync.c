@@ -51,7 +51,56 @@ struct ds_resync {
 	bool stop;
 	u64 resynced;		/* chunks made whole */
 	u64 failed;		/* chunks no peer could make whole */
+	u64 window_start;	/* aifs_now_ms() the rate's window opened */
+	u64 window_bytes;	/* pulled since */
 };
+
+/**
+ * ds_sleep_until - sleep until aifs_now_ms() is @due, or a stop
+ * @lock: held; let go while asleep
+ * @wake: signalled to stop (or for other reasons: it sleeps on)
+ * @stop: set under @lock to stop
+ *
+ * Return: false when stopped.
+ */
+bool ds_sleep_until(pthread_mutex_t *lock, pthread_cond_t *wake,
+		    const bool *stop, u64 due)
+{
+	struct timespec until;
+	u64 now;
+
+	while (!*stop && (now = aifs_now_ms()) < due) {
+		aifs_time_after_ms(CLOCK_REALTIME, due - now, &until);
+		pthread_cond_timedwait(wake, lock, &until);
+	}
+	return !*stop;
+}
+
+/*
+ * Keep the pulls under resync_rate_mib (0: no bound): sleep until the
+ * bytes pulled since the window opened are due.  A window idle for a
+ * second opens anew.  False when the server stops.
+ */
+static bool ds_resync_throttle(struct ds *ds, u32 bytes)
+{
+	struct ds_resync *rs = ds->resync;
+	u64 rate = (u64)ds->cfg.resync_rate_mib << 20, now = aifs_now_ms();
+	bool go_on;
+
+	if (!rate)
+		return true;
+	pthread_mutex_lock(&rs->lock);
+	if (now > rs->window_start + rs->window_bytes * 1000 / rate + 1000) {
+		rs->window_start = now;
+		rs->window_bytes = 0;
+	}
+	rs->window_bytes += bytes;
+	go_on = ds_sleep_until(&rs->lock, &rs->wake, &rs->stop,
+			       rs->window_start +
+			       rs->window_bytes * 1000 / rate);
+	pthread_mutex_unlock(&rs->lock);
+	return go_on;
+}
 
 void ds_resync_counts(struct ds *ds, u64 *resynced, u64 *failed)
 {
@@ -252,6 +301,8 @@ static int ds_resync_pass(struct ds *ds, const struct ds_resync_job *job,
 		if (!err)
 			err = ds_resync_step(ds, job, ds_resync_put, &piece);
 		aifs_reply_free(&reply);
+		if (!err && !ds_resync_throttle(ds, data.len))
+			err = -ESHUTDOWN;
 		piece.offset += data.len;
 	} while (!err && data.len && piece.offset < end.length);
 	return err ? err : ds_resync_step(ds, job, ds_resync_finish, &end);

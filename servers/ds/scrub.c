@@ -86,24 +86,13 @@ fail:
 static bool scrub_throttle(struct ds *ds, u32 bytes)
 {
 	struct ds_scrub *s = ds->scrub;
-	u64 now, due, rate = (u64)ds->cfg.scrub_rate_mib << 20;
-	struct timespec until;
+	u64 rate = (u64)ds->cfg.scrub_rate_mib << 20;
 	bool go_on;
 
 	pthread_mutex_lock(&s->lock);
 	s->pass_bytes += bytes;
-	due = s->pass_start_ms + s->pass_bytes * 1000 / rate;
-	while (!s->stop && (now = aifs_now_ms()) < due) {
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += (due - now) / 1000;
-		until.tv_nsec += (due - now) % 1000 * 1000000;
-		if (until.tv_nsec >= 1000000000) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&s->wake, &s->lock, &until);
-	}
-	go_on = !s->stop;
+	go_on = ds_sleep_until(&s->lock, &s->wake, &s->stop,
+			       s->pass_start_ms + s->pass_bytes * 1000 / rate);
 	pthread_mutex_unlock(&s->lock);
 	return go_on;
 }

@@ -400,20 +400,21 @@ int ds_chunk_sync(struct ds_chunk *c)
 }
 
 /*
- * The fence file of an inode: the number of its last truncation done here
- * (CHUNK_TRUNCATE and CHUNK_DELETE with a fence), next to its chunks.
+ * The record of an inode (struct ds_inode_rec), next to its chunks: the
+ * last truncation done here (CHUNK_TRUNCATE and CHUNK_DELETE with a
+ * fence) and the newest layout generation heard of (CHUNK_SYNC).
  */
-static void ds_fence_path(const struct ds *ds, u64 ino, char *path,
+static void ds_inode_path(const struct ds *ds, u64 ino, char *path,
 			  size_t size)
 {
 	char dir[PATH_MAX - 64];
 
 	ds_inode_dir(ds, ino, dir, sizeof(dir));
-	snprintf(path, size, "%s/%016llx.fence", dir, (unsigned long long)ino);
+	snprintf(path, size, "%s/%016llx.inode", dir, (unsigned long long)ino);
 }
 
 /* Its lock: that of a fragment no chunk has (the decoder refuses it). */
-void ds_fence_lock(struct ds *ds, u64 ino, struct ds_lock *lock)
+void ds_inode_lock(struct ds *ds, u64 ino, struct ds_lock *lock)
 {
 	struct aifs_chunk_id id = {
 		.ino = cpu_to_le64(ino),
@@ -424,44 +425,54 @@ void ds_fence_lock(struct ds *ds, u64 ino, struct ds_lock *lock)
 	ds_chunk_lock(ds, &id, true, lock);
 }
 
-/* The last truncation of @ino done here; 0 for none. */
-int ds_fence_load(struct ds *ds, u64 ino, u32 *fence)
+struct ds_inode_disk {
+	__le32 fence;
+	__le32 layout_gen;
+};
+
+/* The record of @ino; all zeros when there is none. */
+int ds_inode_load(struct ds *ds, u64 ino, struct ds_inode_rec *rec)
 {
+	struct ds_inode_disk d;
 	char path[PATH_MAX];
-	__le32 v;
 	int fd, err = 0;
 
-	*fence = 0;
-	ds_fence_path(ds, ino, path, sizeof(path));
+	*rec = (struct ds_inode_rec){ 0 };
+	ds_inode_path(ds, ino, path, sizeof(path));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
-	if (ds_pread_all(fd, &v, sizeof(v), 0))
+	if (ds_pread_all(fd, &d, sizeof(d), 0)) {
 		err = -EIO;
-	else
-		*fence = le32_to_cpu(v);
+	} else {
+		rec->fence = le32_to_cpu(d.fence);
+		rec->layout_gen = le32_to_cpu(d.layout_gen);
+	}
 	close(fd);
 	return err;
 }
 
 /*
- * Truncation @fence of @ino is done, durably: once acknowledged the MDS
+ * The record of @ino, durably: once a truncation is acknowledged the MDS
  * forgets it, and the next one is refused until this one is recorded.
  */
-int ds_fence_store(struct ds *ds, u64 ino, u32 fence)
+int ds_inode_store(struct ds *ds, u64 ino, const struct ds_inode_rec *rec)
 {
+	struct ds_inode_disk d = {
+		.fence = cpu_to_le32(rec->fence),
+		.layout_gen = cpu_to_le32(rec->layout_gen),
+	};
 	char path[PATH_MAX], *slash;
-	__le32 v = cpu_to_le32(fence);
 	int fd, dfd, err = 0;
 
-	ds_fence_path(ds, ino, path, sizeof(path));
+	ds_inode_path(ds, ino, path, sizeof(path));
 	err = ds_mkdirs(path);
 	if (err)
 		return err;
 	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	if (ds_pwrite_all(fd, &v, sizeof(v), 0) || fdatasync(fd))
+	if (ds_pwrite_all(fd, &d, sizeof(d), 0) || fdatasync(fd))
 		err = -EIO;
 	close(fd);
 	/* A new name must survive a crash too. */
@@ -473,6 +484,25 @@ int ds_fence_store(struct ds *ds, u64 ino, u32 fence)
 	if (fsync(dfd) && !err)
 		err = -errno;
 	close(dfd);
+	return err;
+}
+
+/* Raise @ino's record to @fence and @layout_gen where they are above it. */
+int ds_inode_raise(struct ds *ds, u64 ino, u32 fence, u32 layout_gen)
+{
+	struct ds_inode_rec rec;
+	struct ds_lock lock;
+	int err;
+
+	ds_inode_lock(ds, ino, &lock);
+	err = ds_inode_load(ds, ino, &rec);
+	if (!err && (fence > rec.fence || layout_gen > rec.layout_gen)) {
+		rec.fence = fence > rec.fence ? fence : rec.fence;
+		rec.layout_gen = layout_gen > rec.layout_gen ? layout_gen :
+							       rec.layout_gen;
+		err = ds_inode_store(ds, ino, &rec);
+	}
+	ds_chunk_unlock(ds, &lock);
 	return err;
 }
 
@@ -559,7 +589,7 @@ int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags,
 	closedir(d);
 	/* Inode numbers are never reused: its truncations are over. */
 	if (flags & AIFS_DELETE_INODE) {
-		ds_fence_path(ds, ino, path, sizeof(path));
+		ds_inode_path(ds, ino, path, sizeof(path));
 		unlink(path);
 	}
 	return 0;

@@ -20,10 +20,114 @@
  *   4. once the inode is done, we take the peers' truncation count, so
  *      that cuts the MDS still has queued for us do not cut again what
  *      was written after them.
+ *
+ * A rebuild (the MDS's recovery.c) makes this server a new member of an
+ * inode's group with CHUNK_SYNC AIFS_CHUNK_SYNC_BEGIN before the layout
+ * naming it is committed: the inode gets a catch-up mark, a file named
+ * by its number in data_dir/catchup, and until a CHUNK_SYNC finds it in
+ * sync the server serves none of its chunks, since a chunk it lacks is
+ * not a hole.  ds->catching_up counts the marks, so that a server with
+ * none looks nothing up.  The mark keeps the layout, so that the server
+ * can finish on its own what the MDS began (below).
  */
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "ds.h"
+
+static void ds_catchup_path(const struct ds *ds, u64 ino, char *path,
+			    size_t size)
+{
+	snprintf(path, size, "%s/catchup/%016llx", ds->cfg.data_dir,
+		 (unsigned long long)ino);
+}
+
+/* The catch-up marks of the data directory, counted. */
+int ds_catchup_init(struct ds *ds)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/catchup", ds->cfg.data_dir);
+	if (mkdir(path, 0700) && errno != EEXIST) {
+		aifs_err("%s: %m", path);
+		return -errno;
+	}
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	atomic_store(&ds->catching_up, n);
+	if (n)
+		aifs_info("%d inodes still to catch up from their groups", n);
+	return 0;
+}
+
+/*
+ * Set the catch-up mark of @ino, durably, keeping @layout (the thread
+ * below syncs with it); with @layout NULL, clear it.
+ */
+static int ds_catchup_mark(struct ds *ds, u64 ino,
+			   const struct aifs_layout *layout)
+{
+	char path[PATH_MAX], dir[PATH_MAX];
+	bool fresh;
+	int fd, err = 0;
+
+	ds_catchup_path(ds, ino, path, sizeof(path));
+	if (!layout) {
+		if (!unlink(path)) {
+			atomic_fetch_sub(&ds->catching_up, 1);
+			return 0;
+		}
+		return errno == ENOENT ? 0 : -errno;
+	}
+	fresh = access(path, F_OK) != 0;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (ds_pwrite_all(fd, layout, sizeof(*layout), 0) || fsync(fd))
+		err = -EIO;
+	close(fd);
+	if (err)
+		return err;
+	if (fresh)
+		atomic_fetch_add(&ds->catching_up, 1);
+	snprintf(dir, sizeof(dir), "%s/catchup", ds->cfg.data_dir);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd))
+		err = -errno;
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+static bool ds_catching_up(struct ds *ds, u64 ino)
+{
+	char path[PATH_MAX];
+
+	if (!atomic_load(&ds->catching_up))
+		return false;
+	ds_catchup_path(ds, ino, path, sizeof(path));
+	return !access(path, F_OK);
+}
+
+/*
+ * Whether this server serves the chunks of @ino: under its lease, and
+ * not while it catches up with the inode's group.
+ */
+bool ds_serves_inode(struct ds *ds, u64 ino)
+{
+	return ds_serving(ds) && !ds_catching_up(ds, ino);
+}
 
 /* A group of the layout that holds this server, and its other members. */
 struct sync_group {
@@ -334,21 +438,14 @@ static int sync_item(struct sync_call *s, const struct sync_item *it)
 /* Done with the inode: take the truncations the peers have done. */
 static int sync_take_fence(struct sync_call *s)
 {
-	u32 fence = UINT32_MAX, mine, i;
-	struct ds_lock lock;
-	int err;
+	u32 fence = UINT32_MAX, i;
 
 	for (i = 0; i < s->nr_groups; i++)
 		if (s->groups[i].nr_peers && s->groups[i].fence < fence)
 			fence = s->groups[i].fence;
 	if (fence == UINT32_MAX)
 		return 0;
-	ds_fence_lock(s->ds, s->ino, &lock);
-	err = ds_fence_load(s->ds, s->ino, &mine);
-	if (!err && fence > mine)
-		err = ds_fence_store(s->ds, s->ino, fence);
-	ds_chunk_unlock(s->ds, &lock);
-	return err;
+	return ds_inode_raise(s->ds, s->ino, fence, 0);
 }
 
 /* Lists, then up to @max items from @from: @s->rep. */
@@ -356,12 +453,14 @@ static int sync_range(struct sync_call *s)
 {
 	u32 max = le32_to_cpu(s->req->max), bound = UINT32_MAX, i;
 	struct sync_item *items = NULL;
+	struct ds_inode_rec rec;
 	bool more;
 	int n, err;
 
-	err = ds_fence_load(s->ds, s->ino, &s->fence);
+	err = ds_inode_load(s->ds, s->ino, &rec);
 	if (err)
 		return err;
+	s->fence = rec.fence;
 	/* ours first: see the top of the file */
 	n = ds_store_list(s->ds, s->ino, s->from, AIFS_CHUNK_LIST_MAX, s->ours,
 			  &more);
@@ -396,9 +495,12 @@ static int sync_range(struct sync_call *s)
 	free(items);
 	if (err)
 		return err == -EAGAIN ? 0 : err;
-	if (bound != UINT32_MAX)
+	if (bound != UINT32_MAX) {
 		s->rep.next = cpu_to_le32(bound + 1);
-	return bound == UINT32_MAX ? sync_take_fence(s) : 0;
+		return 0;
+	}
+	err = sync_take_fence(s);
+	return err ? err : ds_catchup_mark(s->ds, s->ino, NULL);
 }
 
 static void sync_call_free(struct sync_call *s)
@@ -410,26 +512,35 @@ static void sync_call_free(struct sync_call *s)
 	free(s->ours);
 }
 
-/* CHUNK_SYNC, from the MDS: this server's copies of an inode's chunks. */
-static int ds_sync_handler(struct aifs_request *req)
+static int ds_sync_reply(struct aifs_request *req,
+			 const struct aifs_chunk_sync_rep *rep)
 {
-	struct aifs_chunk_sync_req r;
-	struct sync_call *s;
-	int err, n;
+	int n;
 
-	err = aifs_decode_chunk_sync_req(req->payload, req->payload_len, &r,
-					 NULL);
-	if (!err)
-		err = ds_check_id(req->data, &r.id);
-	if (err)
-		return err;
+	req->reply = malloc(sizeof(*rep));
+	if (!req->reply)
+		return -ENOMEM;
+	n = aifs_encode_chunk_sync_rep(req->reply, sizeof(*rep), rep, NULL);
+	if (n < 0)
+		return n;
+	req->reply_len = n;
+	return 0;
+}
+
+/* One range of a sync of this server's copies, as @r asks: @rep. */
+static int ds_sync_run(struct ds *ds, const struct aifs_chunk_sync_req *r,
+		       struct aifs_chunk_sync_rep *rep)
+{
+	struct sync_call *s;
+	int err;
+
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->ds = req->data;
-	s->req = &r;
-	s->ino = le64_to_cpu(r.id.ino);
-	s->from = le32_to_cpu(r.id.index);
+	s->ds = ds;
+	s->req = r;
+	s->ino = le64_to_cpu(r->id.ino);
+	s->from = le32_to_cpu(r->id.index);
 	s->ours = calloc(AIFS_CHUNK_LIST_MAX, sizeof(*s->ours));
 	err = s->ours ? sync_groups(s) : -ENOMEM;
 	if (!err)
@@ -439,16 +550,165 @@ static int ds_sync_handler(struct aifs_request *req)
 			 (unsigned long long)s->ino, s->from,
 			 le32_to_cpu(s->rep.copied), le32_to_cpu(s->rep.deleted),
 			 le32_to_cpu(s->rep.next));
-		req->reply = malloc(sizeof(s->rep));
-		n = req->reply ? aifs_encode_chunk_sync_rep(req->reply,
-				sizeof(s->rep), &s->rep, NULL) : -ENOMEM;
-		if (n >= 0)
-			req->reply_len = n;
-		err = n < 0 ? n : 0;
+		*rep = s->rep;
 	}
 	sync_call_free(s);
 	free(s);
 	return err;
+}
+
+/* CHUNK_SYNC, from the MDS: this server's copies of an inode's chunks. */
+static int ds_sync_handler(struct aifs_request *req)
+{
+	struct aifs_chunk_sync_rep rep = { 0 };
+	struct aifs_chunk_sync_req r;
+	struct ds *ds = req->data;
+	u64 ino;
+	int err;
+
+	err = aifs_decode_chunk_sync_req(req->payload, req->payload_len, &r,
+					 NULL);
+	if (!err)
+		err = ds_check_id(ds, &r.id);
+	if (err)
+		return err;
+	ino = le64_to_cpu(r.id.ino);
+	err = ds_inode_raise(ds, ino, 0, le32_to_cpu(r.layout.generation));
+	if (!err && (le32_to_cpu(r.flags) & AIFS_CHUNK_SYNC_BEGIN))
+		err = ds_catchup_mark(ds, ino, &r.layout);
+	if (!err && !r.flags)
+		err = ds_sync_run(ds, &r, &rep);
+	else
+		rep.next = r.id.index;	/* a rebuild's step: nothing looked at */
+	return err ? err : ds_sync_reply(req, &rep);
+}
+
+/*
+ * Catching up on our own: an inode whose mark is older than
+ * CATCHUP_AFTER_S (the MDS's CHUNK_SYNCs did not finish: the MDS
+ * restarted, a peer could not give a chunk) is synced with the layout
+ * the mark keeps, range after range, by a thread that looks every
+ * CATCHUP_POLL_S.
+ */
+#define CATCHUP_AFTER_S		30
+#define CATCHUP_POLL_S		10
+
+struct ds_catchup {
+	pthread_t thread;
+	pthread_mutex_t lock;	/* for @wake */
+	pthread_cond_t wake;
+	atomic_bool stop;
+};
+
+static void ds_catchup_inode(struct ds *ds, u64 ino, const char *path)
+{
+	struct aifs_chunk_sync_req r = {
+		.id.ino = cpu_to_le64(ino),
+		.max = cpu_to_le32(AIFS_CHUNK_LIST_MAX),
+	};
+	struct aifs_chunk_sync_rep rep;
+	u32 from = 0, next = 0;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	err = ds_pread_all(fd, &r.layout, sizeof(r.layout), 0) ? -EIO :
+	      aifs_layout_check(&r.layout);
+	close(fd);
+	if (err) {
+		aifs_warn("catch-up mark of inode %llx: no layout: left to the MDS",
+			  (unsigned long long)ino);
+		return;
+	}
+	memcpy(r.id.fs_uuid, ds->ident.fs_uuid, sizeof(r.id.fs_uuid));
+	do {
+		from = next;
+		r.id.index = cpu_to_le32(from);
+		err = ds_sync_run(ds, &r, &rep);
+		next = le32_to_cpu(rep.next);
+	} while (!err && next != AIFS_CHUNK_SYNC_DONE && next > from);
+	if (!err && next == AIFS_CHUNK_SYNC_DONE)
+		aifs_info("inode %llx caught up on its own",
+			  (unsigned long long)ino);
+}
+
+static void ds_catchup_pass(struct ds *ds)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	unsigned long long ino;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (!atomic_load(&ds->catching_up) || !ds_serving(ds))
+		return;
+	snprintf(dir, sizeof(dir), "%s/catchup", ds->cfg.data_dir);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d)) && !atomic_load(&ds->catchup->stop)) {
+		if (sscanf(de->d_name, "%16llx", &ino) != 1 ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >=
+		    (int)sizeof(path) || stat(path, &st) ||
+		    time(NULL) - st.st_mtime < CATCHUP_AFTER_S)
+			continue;
+		ds_catchup_inode(ds, ino, path);
+	}
+	closedir(d);
+}
+
+static void *ds_catchup_thread(void *arg)
+{
+	struct ds *ds = arg;
+	struct ds_catchup *c = ds->catchup;
+	struct timespec until;
+
+	pthread_mutex_lock(&c->lock);
+	while (!atomic_load(&c->stop)) {
+		aifs_time_after_ms(CLOCK_REALTIME, CATCHUP_POLL_S * 1000, &until);
+		pthread_cond_timedwait(&c->wake, &c->lock, &until);
+		pthread_mutex_unlock(&c->lock);
+		ds_catchup_pass(ds);
+		pthread_mutex_lock(&c->lock);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+int ds_catchup_start(struct ds *ds)
+{
+	struct ds_catchup *c = calloc(1, sizeof(*c));
+	int err;
+
+	if (!c)
+		return -ENOMEM;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->wake, NULL);
+	ds->catchup = c;
+	err = -pthread_create(&c->thread, NULL, ds_catchup_thread, ds);
+	if (err) {
+		ds->catchup = NULL;
+		free(c);
+	}
+	return err;
+}
+
+void ds_catchup_stop(struct ds *ds)
+{
+	struct ds_catchup *c = ds->catchup;
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	atomic_store(&c->stop, true);
+	pthread_cond_signal(&c->wake);
+	pthread_mutex_unlock(&c->lock);
+	pthread_join(c->thread, NULL);
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->wake);
+	free(c);
+	ds->catchup = NULL;
 }
 
 /* CHUNK_LIST: the chunks of an inode here, for a peer catching up. */
@@ -459,7 +719,7 @@ static int ds_list_handler(struct aifs_request *req)
 	struct aifs_chunk_list_rep rep = { 0 };
 	struct aifs_span part;
 	struct ds *ds = req->data;
-	u32 fence;
+	struct ds_inode_rec rec;
 	size_t size;
 	bool more;
 	int n, err;
@@ -468,10 +728,10 @@ static int ds_list_handler(struct aifs_request *req)
 					 NULL);
 	if (!err)
 		err = ds_check_id(ds, &r.id);
-	if (!err && !ds_serving(ds))
+	if (!err && !ds_serves_inode(ds, le64_to_cpu(r.id.ino)))
 		err = -ESTALE;	/* maybe behind: no source for anyone */
 	if (!err)
-		err = ds_fence_load(ds, le64_to_cpu(r.id.ino), &fence);
+		err = ds_inode_load(ds, le64_to_cpu(r.id.ino), &rec);
 	if (err)
 		return err;
 	entries = calloc(le32_to_cpu(r.max), sizeof(*entries));
@@ -484,7 +744,7 @@ static int ds_list_handler(struct aifs_request *req)
 	if (n >= 0 && !req->reply)
 		n = -ENOMEM;
 	if (n >= 0) {
-		rep.fence = cpu_to_le32(fence);
+		rep.fence = cpu_to_le32(rec.fence);
 		rep.flags = cpu_to_le32(more ? AIFS_CHUNK_LIST_MORE : 0);
 		part = (struct aifs_span){ entries, n * sizeof(*entries) };
 		n = aifs_encode_chunk_list_rep(req->reply, size, &rep, &part);

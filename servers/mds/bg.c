@@ -57,13 +57,7 @@ bool mds_bg_wait(struct mds_bg *bg, unsigned int ms)
 	struct timespec until;
 	bool stop;
 
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += ms / 1000;
-	until.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	aifs_time_after_ms(CLOCK_MONOTONIC, ms, &until);
 	pthread_mutex_lock(&bg->lock);
 	while (!bg->stop && !bg->kicked &&
 	       pthread_cond_timedwait(&bg->wake, &bg->lock, &until) != ETIMEDOUT)

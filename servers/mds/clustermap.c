@@ -22,7 +22,10 @@
 struct mds_ds {
 	struct aifs_ds_info info;	/* as persisted and sent */
 	u64 last_seen;			/* aifs_now_ms() of the last word */
-	/* SYNCING: the next inode recovery looks at, in which round */
+	/*
+	 * SYNCING, or OFFLINE past the rebuild delay: the next inode
+	 * recovery looks at, in which round
+	 */
 	u64 sync_cursor;
 	u32 sync_round;
 	u64 offline_epoch;		/* it last went OFFLINE (0: unknown) */
@@ -124,19 +127,33 @@ static u64 map_random(struct mds_map *map)
 	return map->rand_state = x;
 }
 
+static bool ids_have(const u32 *ids, unsigned int n, u32 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
 /*
- * Pick @n distinct up servers, each with a chance proportional to its
- * free space (as Lustre's weighted allocator): full servers fill last
- * and consecutive files spread over the cluster.  Lock held.
+ * Pick @n distinct up servers, none of the @nr_except in @except, each
+ * with a chance proportional to its free space (as Lustre's weighted
+ * allocator): full servers fill last and consecutive files spread over
+ * the cluster.  Lock held.
  */
-static int map_pick(struct mds_map *map, u32 *ids, unsigned int n)
+static int map_pick(struct mds_map *map, u32 *ids, unsigned int n,
+		    const u32 *except, unsigned int nr_except)
 {
 	u64 weight[AIFS_LAYOUT_MAX_TARGETS] = { 0 }, total = 0, r;
 	struct mds_ds *up[AIFS_LAYOUT_MAX_TARGETS];
 	unsigned int i, nr_up = 0, pick;
 
 	for (i = 0; i < map->nr && nr_up < AIFS_LAYOUT_MAX_TARGETS; i++) {
-		if (le32_to_cpu(map->ds[i].info.state) != AIFS_DS_UP)
+		if (le32_to_cpu(map->ds[i].info.state) != AIFS_DS_UP ||
+		    ids_have(except, nr_except,
+			     le32_to_cpu(map->ds[i].info.id)))
 			continue;
 		up[nr_up] = &map->ds[i];
 		weight[nr_up] = (le64_to_cpu(map->ds[i].info.free) >> 20) + 1;
@@ -155,12 +172,13 @@ static int map_pick(struct mds_map *map, u32 *ids, unsigned int n)
 	return 0;
 }
 
-int mds_map_pick(struct mds *mds, u32 *ids, unsigned int n)
+int mds_map_pick(struct mds *mds, u32 *ids, unsigned int n,
+		 const u32 *except, unsigned int nr_except)
 {
 	int err;
 
 	pthread_mutex_lock(&mds->map->lock);
-	err = map_pick(mds->map, ids, n);
+	err = map_pick(mds->map, ids, n, except, nr_except);
 	pthread_mutex_unlock(&mds->map->lock);
 	return err;
 }
@@ -188,9 +206,10 @@ static int map_store(struct mds_txn *t, struct aifs_ds_info *info, bool bump)
 	pthread_mutex_lock(&map->lock);
 	ds = map_find(map, id);
 	if (ds) {
-		if (info->state == cpu_to_le32(AIFS_DS_SYNCING) &&
+		if ((info->state == cpu_to_le32(AIFS_DS_SYNCING) ||
+		     info->state == cpu_to_le32(AIFS_DS_OFFLINE)) &&
 		    ds->info.state != info->state) {
-			/* a new round: from the first inode */
+			/* a new round of recovery: from the first inode */
 			ds->sync_cursor = 0;
 			ds->sync_round++;
 		}
@@ -408,12 +427,26 @@ int mds_map_expire(struct mds_txn *t)
 	return err;
 }
 
+/* Whether recovery has work for @ds: it catches up, or is to be rebuilt. */
+static bool map_recovering(const struct mds_ds *ds, u64 rebuild_delay_ms)
+{
+	switch (le32_to_cpu(ds->info.state)) {
+	case AIFS_DS_SYNCING:
+		return true;
+	case AIFS_DS_OFFLINE:
+		return aifs_now_ms() - ds->last_seen >= rebuild_delay_ms;
+	default:
+		return false;
+	}
+}
+
 /*
- * The first SYNCING server with an id above @after: its entry, where
- * recovery is in it (@cursor) and in which round; -ENOENT.  Any thread.
+ * The first server with an id above @after that recovery has work for
+ * (SYNCING, or OFFLINE for @rebuild_delay_ms): its entry, where recovery
+ * is in it (@cursor) and in which round; -ENOENT.  Any thread.
  */
-int mds_map_next_syncing(struct mds *mds, u32 after, struct aifs_ds_info *info,
-			 u64 *cursor, u32 *round)
+int mds_map_next_recovering(struct mds *mds, u32 after, u64 rebuild_delay_ms,
+			    struct aifs_ds_info *info, u64 *cursor, u32 *round)
 {
 	struct mds_map *map = mds->map;
 	struct mds_ds *best = NULL;
@@ -423,7 +456,7 @@ int mds_map_next_syncing(struct mds *mds, u32 after, struct aifs_ds_info *info,
 	pthread_mutex_lock(&map->lock);
 	for (i = 0; i < map->nr; i++) {
 		id = le32_to_cpu(map->ds[i].info.id);
-		if (map->ds[i].info.state == cpu_to_le32(AIFS_DS_SYNCING) &&
+		if (map_recovering(&map->ds[i], rebuild_delay_ms) &&
 		    id > after &&
 		    (!best || id < le32_to_cpu(best->info.id)))
 			best = &map->ds[i];
@@ -445,8 +478,7 @@ void mds_map_sync_cursor(struct mds *mds, u32 id, u32 round, u64 cursor)
 
 	pthread_mutex_lock(&map->lock);
 	ds = map_find(map, id);
-	if (ds && ds->sync_round == round &&
-	    ds->info.state == cpu_to_le32(AIFS_DS_SYNCING))
+	if (ds && ds->sync_round == round)
 		ds->sync_cursor = cursor;
 	pthread_mutex_unlock(&map->lock);
 }
@@ -485,7 +517,10 @@ struct sync_done {
 	u32 round;
 };
 
-/* Writer: the server caught up in its round: UP or DRAINING. */
+/*
+ * Writer: recovery of the server is over in its round: caught up, it is
+ * UP or DRAINING; rebuilt around (no file names it), RETIRED.
+ */
 static int apply_sync_done(struct mds_txn *t, struct mds_op *op)
 {
 	const struct sync_done *done = op->arg;
@@ -497,15 +532,22 @@ static int apply_sync_done(struct mds_txn *t, struct mds_op *op)
 	pthread_mutex_lock(&map->lock);
 	ds = map_find(map, done->id);
 	current = ds && ds->sync_round == done->round &&
-		  ds->info.state == cpu_to_le32(AIFS_DS_SYNCING);
+		  (ds->info.state == cpu_to_le32(AIFS_DS_SYNCING) ||
+		   ds->info.state == cpu_to_le32(AIFS_DS_OFFLINE));
 	if (current)
 		info = ds->info;
 	pthread_mutex_unlock(&map->lock);
 	if (!current)
-		return 0;	/* it went away again meanwhile */
-	info.state = ds_synced_state(info.flags);
-	aifs_info("data server %u is in sync: %s", done->id,
-		  aifs_ds_state_name(le32_to_cpu(info.state)));
+		return 0;	/* it went away, or came back, meanwhile */
+	if (info.state == cpu_to_le32(AIFS_DS_OFFLINE)) {
+		info.state = cpu_to_le32(AIFS_DS_RETIRED);
+		aifs_info("data server %u: every copy it held is made again elsewhere: retired",
+			  done->id);
+	} else {
+		info.state = ds_synced_state(info.flags);
+		aifs_info("data server %u is in sync: %s", done->id,
+			  aifs_ds_state_name(le32_to_cpu(info.state)));
+	}
 	return map_store(t, &info, true);
 }
 

@@ -36,7 +36,7 @@ static int layout_pick(struct mds_txn *t, struct aifs_layout *layout)
 
 	if (n > AIFS_LAYOUT_MAX_TARGETS)
 		return -EINVAL;
-	err = mds_map_pick(t->mds, ids, n);
+	err = mds_map_pick(t->mds, ids, n, NULL, 0);
 	if (err)
 		return err;
 	for (i = 0; i < n; i++)

@@ -23,6 +23,8 @@ static const struct aifs_setting mds_settings[] = {
 			 "1000", 10, 600000),
 	AIFS_SETTING_INT("heartbeat_grace_ms", struct mds_config,
 			 heartbeat_grace_ms, "10000", 20, 3600000),
+	AIFS_SETTING_INT("rebuild_delay_s", struct mds_config, rebuild_delay_s,
+			 "600", 0, 30 * 86400),
 	AIFS_SETTING_INT("reply_cache_seconds", struct mds_config,
 			 reply_cache_seconds, "600", 1, 86400),
 	AIFS_SETTING_INT("reply_memory_mib", struct mds_config,

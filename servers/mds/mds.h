@@ -30,6 +30,7 @@ struct mds_config {
 	int map_size_mib;
 	int heartbeat_ms;
 	int heartbeat_grace_ms;
+	int rebuild_delay_s;
 	int reply_cache_seconds;
 	int reply_memory_mib;
 	int open_grace_ms;
@@ -357,12 +358,14 @@ void mds_recovery_stop(struct mds *mds);
 
 int mds_map_load(struct mds *mds);
 void mds_map_destroy(struct mds *mds);
-int mds_map_pick(struct mds *mds, u32 *ids, unsigned int n);
+int mds_map_pick(struct mds *mds, u32 *ids, unsigned int n,
+		 const u32 *except, unsigned int nr_except);
 bool mds_map_known(struct mds *mds, u32 id);
 int mds_map_get_ds(struct mds *mds, u32 id, struct aifs_ds_info *info);
 int mds_map_expire(struct mds_txn *t);
-int mds_map_next_syncing(struct mds *mds, u32 after, struct aifs_ds_info *info,
-			 u64 *cursor, u32 *round);
+int mds_map_next_recovering(struct mds *mds, u32 after, u64 rebuild_delay_ms,
+			    struct aifs_ds_info *info, u64 *cursor,
+			    u32 *round);
 void mds_map_sync_cursor(struct mds *mds, u32 id, u32 round, u64 cursor);
 int mds_map_sync_done(struct mds *mds, u32 id, u32 round);
 bool mds_map_last_copy(struct mds *mds, u32 id, const struct aifs_layout *l,

@@ -10,10 +10,33 @@
  * is in sync: UP (or DRAINING).  Files made meanwhile are never placed on
  * a SYNCING server, so the walk misses none.
  *
+ * Rebuild: a server OFFLINE for rebuild_delay_s has its copies made
+ * again elsewhere, by the same walk.  Each file naming it gets, in each
+ * group that held it, a new member picked as placement does (an UP
+ * server, not of the file's layout if it can be, not of the group),
+ * last in the group so that a member that serves stays primary:
+ *
+ *   1. CHUNK_SYNC BEGIN to the new member, with the new layout: it marks
+ *      the inode and serves none of it until it has caught up;
+ *   2. CHUNK_SYNC FENCE to the group's serving members: from now on they
+ *      take no write made with an older layout (EREMCHG: the client
+ *      fetches the layout again), and every write they took before is in
+ *      what the new member copies;
+ *   3. the new layout, one generation up, is committed;
+ *   4. CHUNK_SYNC to the new member, range after range, as for a server
+ *      that came back.
+ *
+ * A group with no member that serves has no one to copy from, and one
+ * with nowhere to go waits for a server: such files are tried again in
+ * the next round.  Once a round ends with no file naming the server, it
+ * is RETIRED.  If it comes back before that, it is SYNCING as usual, for
+ * the files that still name it.
+ *
  * The walk is in memory: after an MDS restart a SYNCING server starts
- * again from the first inode, which only costs comparisons.  A server
- * that fails a call is left alone for a pause that doubles up to
- * RECOVERY_BACKOFF_MAX_MS, the others go on.
+ * again from the first inode, which only costs comparisons, and the
+ * rebuild delay starts again.  A server that fails a call is left alone
+ * for a pause that doubles up to RECOVERY_BACKOFF_MAX_MS, the others go
+ * on.
  */
 #include <stdlib.h>
 
@@ -25,10 +48,12 @@
 #define RECOVERY_FILES		16	/* files synced per step */
 #define RECOVERY_RANGE		16	/* chunks per CHUNK_SYNC */
 #define RECOVERY_MAX_DS		64	/* connections kept */
+#define REBUILD_AGAIN_MS	5000	/* a round that left files behind */
 
 struct recovery_ds {
 	struct mds_dsconn c;
 	u64 files, copied, deleted;	/* this round */
+	u64 left;			/* rebuild: files not done this round */
 };
 
 struct mds_recovery {
@@ -140,32 +165,44 @@ static bool recovery_last_copy(struct mds_recovery *r, u32 id,
 	return true;
 }
 
+/* CHUNK_SYNC of @f's inode from chunk @from, with @flags, on @ds. */
+static int recovery_sync_call(struct mds_recovery *r, struct recovery_ds *ds,
+			      const struct recovery_file *f, u32 from,
+			      u32 flags, struct aifs_chunk_sync_rep *rep)
+{
+	struct aifs_chunk_sync_req req = {
+		.id.ino = cpu_to_le64(f->ino),
+		.id.index = cpu_to_le32(from),
+		.max = cpu_to_le32(RECOVERY_RANGE),
+		.flags = cpu_to_le32(flags),
+		.layout = f->layout,
+	};
+	struct iovec iov = { &req, sizeof(req) };
+	struct aifs_reply reply;
+	int err;
+
+	memcpy(req.id.fs_uuid, r->bg.mds->super.uuid, sizeof(req.id.fs_uuid));
+	err = aifs_call(ds->c.conn, AIFS_OP_CHUNK_SYNC, &iov, 1, &reply,
+			RECOVERY_CALL_MS);
+	if (!err && reply.status)
+		err = -(int)reply.status;
+	if (!err)
+		err = aifs_decode_chunk_sync_rep(reply.payload, reply.len, rep,
+						 NULL);
+	aifs_reply_free(&reply);
+	return err;
+}
+
 /* CHUNK_SYNC of @f on @ds, range after range: 0 once it is in sync. */
 static int recovery_sync_file(struct mds_recovery *r, struct recovery_ds *ds,
 			      const struct recovery_file *f)
 {
-	struct aifs_chunk_sync_req req = {
-		.id.ino = cpu_to_le64(f->ino),
-		.max = cpu_to_le32(RECOVERY_RANGE),
-		.layout = f->layout,
-	};
-	struct iovec iov = { &req, sizeof(req) };
 	struct aifs_chunk_sync_rep rep;
-	struct aifs_reply reply;
 	u32 from = 0, next;
 	int err;
 
-	memcpy(req.id.fs_uuid, r->bg.mds->super.uuid, sizeof(req.id.fs_uuid));
 	for (;;) {
-		req.id.index = cpu_to_le32(from);
-		err = aifs_call(ds->c.conn, AIFS_OP_CHUNK_SYNC, &iov, 1, &reply,
-				RECOVERY_CALL_MS);
-		if (!err && reply.status)
-			err = -(int)reply.status;
-		if (!err)
-			err = aifs_decode_chunk_sync_rep(reply.payload,
-							 reply.len, &rep, NULL);
-		aifs_reply_free(&reply);
+		err = recovery_sync_call(r, ds, f, from, 0, &rep);
 		if (!err) {
 			ds->copied += le32_to_cpu(rep.copied);
 			ds->deleted += le32_to_cpu(rep.deleted);
@@ -186,11 +223,234 @@ static int recovery_sync_file(struct mds_recovery *r, struct recovery_ds *ds,
 	}
 }
 
-/* One step of the walk for the SYNCING server @info. */
+/* A rebuild of one file: its new layout, and who is told what. */
+struct rebuild {
+	struct recovery_file file;	/* the inode, with the new layout */
+	u32 newcomers[AIFS_LAYOUT_MAX_TARGETS];
+	unsigned int nr_new;
+	u32 fenced[AIFS_LAYOUT_MAX_TARGETS];	/* serving members */
+	unsigned int nr_fenced;
+};
+
+static void ids_add(u32 *ids, unsigned int *n, u32 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < *n; i++)
+		if (ids[i] == id)
+			return;
+	ids[(*n)++] = id;
+}
+
+static bool ds_serves(struct mds *mds, u32 id)
+{
+	struct aifs_ds_info info;
+	u32 state;
+
+	if (mds_map_get_ds(mds, id, &info))
+		return false;
+	state = le32_to_cpu(info.state);
+	return state == AIFS_DS_UP || state == AIFS_DS_DRAINING;
+}
+
+/*
+ * Group @g of @rb's layout without @lost: its other members in order,
+ * then a new one.  -EAGAIN when no member serves (no one to copy from),
+ * -ENOSPC when no server can take the copy.
+ */
+static int rebuild_group(struct mds *mds, struct rebuild *rb, u32 lost,
+			 unsigned int g)
+{
+	struct aifs_layout *l = &rb->file.layout;
+	unsigned int w = l->replicas, n = le16_to_cpu(l->target_count);
+	__le32 *group = &l->targets[g * w];
+	u32 members[AIFS_MAX_REPLICAS], except[AIFS_LAYOUT_MAX_TARGETS], id;
+	unsigned int i, at = w, nr = 0, nr_serving = 0;
+	int err;
+
+	for (i = 0; i < w; i++) {
+		members[i] = le32_to_cpu(group[i]);
+		if (members[i] == lost) {
+			at = i;
+		} else if (ds_serves(mds, members[i])) {
+			ids_add(rb->fenced, &rb->nr_fenced, members[i]);
+			nr_serving++;
+		}
+	}
+	if (at == w)
+		return 0;
+	if (!nr_serving)
+		return -EAGAIN;
+	for (i = 0; i < n; i++)
+		except[nr++] = le32_to_cpu(l->targets[i]);
+	err = mds_map_pick(mds, &id, 1, except, nr);
+	if (err)
+		err = mds_map_pick(mds, &id, 1, members, w);
+	if (err)
+		return err;
+	memmove(&group[at], &group[at + 1], (w - at - 1) * sizeof(*group));
+	group[w - 1] = cpu_to_le32(id);
+	rb->newcomers[rb->nr_new++] = id;
+	return 0;
+}
+
+static int rebuild_plan(struct mds *mds, struct rebuild *rb, u32 lost,
+			const struct recovery_file *f)
+{
+	struct aifs_layout *l = &rb->file.layout;
+	unsigned int g;
+	int err = 0;
+
+	memset(rb, 0, sizeof(*rb));
+	rb->file = *f;
+	for (g = 0; !err && g < le16_to_cpu(l->stripe_count); g++)
+		err = rebuild_group(mds, rb, lost, g);
+	l->generation = cpu_to_le32(le32_to_cpu(l->generation) + 1);
+	return err;
+}
+
+/* A connection to server @id, for a rebuild. */
+static struct recovery_ds *rebuild_conn(struct mds_recovery *r, u32 id,
+					int *err)
+{
+	struct recovery_ds *ds = recovery_ds_get(r, id);
+	struct aifs_ds_info info;
+
+	*err = ds ? mds_map_get_ds(r->bg.mds, id, &info) : -ENOMEM;
+	if (!*err)
+		*err = mds_dsconn_connect(&r->bg, &ds->c, &info.addr,
+					  RECOVERY_CALL_MS);
+	return ds;
+}
+
+/* CHUNK_SYNC with @flags (BEGIN or FENCE) to each of @ids. */
+static int rebuild_tell(struct mds_recovery *r, const struct rebuild *rb,
+			const u32 *ids, unsigned int n, u32 flags)
+{
+	struct aifs_chunk_sync_rep rep;
+	struct recovery_ds *ds;
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; !err && i < n; i++) {
+		ds = rebuild_conn(r, ids[i], &err);
+		if (!err)
+			err = recovery_sync_call(r, ds, &rb->file, 0, flags,
+						 &rep);
+		if (err && ds)
+			recovery_ds_failed(ds, rb->file.ino, err);
+	}
+	return err;
+}
+
+struct layout_swap {
+	u64 ino;
+	u32 old_gen;
+	struct aifs_layout layout;
+};
+
+/*
+ * Writer: the rebuilt layout, if the file still has the one it was made
+ * from.  Not a change of the file's: no ctime, and caches stay.
+ */
+static int apply_layout_swap(struct mds_txn *t, struct mds_op *op)
+{
+	const struct layout_swap *sw = op->arg;
+	struct mds_inode inode;
+	int err;
+
+	err = mds_inode_get(t, sw->ino, &inode);
+	if (err)
+		return err;
+	if (le32_to_cpu(inode.layout.generation) != sw->old_gen)
+		return -EAGAIN;		/* changed meanwhile: next round */
+	inode.layout = sw->layout;
+	return mds_inode_put(t, &inode);
+}
+
+/*
+ * Rebuild @f around @lost (see the top of the file): 0 done (or the file
+ * is gone), -EAGAIN / -ENOSPC to try in the next round, another error
+ * when a server failed a call.
+ */
+static int rebuild_file(struct mds_recovery *r, struct recovery_ds *lost,
+			const struct recovery_file *f)
+{
+	struct mds *mds = r->bg.mds;
+	struct layout_swap sw = { .ino = f->ino };
+	struct recovery_ds *ds;
+	struct rebuild rb;
+	unsigned int i;
+	int err;
+
+	err = rebuild_plan(mds, &rb, lost->c.id, f);
+	if (!err)
+		err = rebuild_tell(r, &rb, rb.newcomers, rb.nr_new,
+				   AIFS_CHUNK_SYNC_BEGIN);
+	if (!err)
+		err = rebuild_tell(r, &rb, rb.fenced, rb.nr_fenced,
+				   AIFS_CHUNK_SYNC_FENCE);
+	if (err)
+		return err;
+	sw.old_gen = le32_to_cpu(f->layout.generation);
+	sw.layout = rb.file.layout;
+	err = mds_write_own(mds, apply_layout_swap, &sw);
+	if (err)
+		return err == -ESTALE ? 0 : err;
+	for (i = 0; i < rb.nr_new; i++) {
+		ds = rebuild_conn(r, rb.newcomers[i], &err);
+		if (!err)
+			err = recovery_sync_file(r, ds, &rb.file);
+		/* committed: the new member catches up on its own */
+		if (err && ds)
+			recovery_ds_failed(ds, f->ino, err);
+		if (ds) {
+			lost->copied += ds->copied;
+			ds->copied = ds->deleted = 0;
+		}
+	}
+	return 0;
+}
+
+/* The walk for @ds ended in @round: it is in sync, or rebuilt around. */
+static void recovery_round_end(struct mds_recovery *r, struct recovery_ds *ds,
+			       bool rebuild, u32 round)
+{
+	u32 id = ds->c.id;
+	int err;
+
+	if (!rebuild)
+		aifs_info("data server %u: %llu files synced, %llu chunks copied, %llu deleted",
+			  id, (unsigned long long)ds->files,
+			  (unsigned long long)ds->copied,
+			  (unsigned long long)ds->deleted);
+	else
+		aifs_info("data server %u: %llu files rebuilt, %llu chunks copied, %llu left for later",
+			  id, (unsigned long long)ds->files,
+			  (unsigned long long)ds->copied,
+			  (unsigned long long)ds->left);
+	if (ds->left) {
+		/* again from the first inode, after a pause */
+		ds->c.retry_at = aifs_now_ms() + REBUILD_AGAIN_MS;
+		ds->files = ds->copied = ds->left = 0;
+		mds_map_sync_cursor(r->bg.mds, id, round, 0);
+		return;
+	}
+	err = mds_map_sync_done(r->bg.mds, id, round);
+	if (err)
+		aifs_err("data server %u: cannot mark it %s: %s", id,
+			 rebuild ? "retired" : "in sync", strerror(-err));
+}
+
+/*
+ * One step of the walk for @info: SYNCING, its files are synced on it;
+ * OFFLINE (past the rebuild delay), they are rebuilt around it.
+ */
 static void recovery_step(struct mds_recovery *r,
 			  const struct aifs_ds_info *info, u64 cursor,
 			  u32 round)
 {
+	bool rebuild = info->state == cpu_to_le32(AIFS_DS_OFFLINE);
 	struct recovery_file files[RECOVERY_FILES];
 	u32 id = le32_to_cpu(info->id);
 	struct recovery_ds *ds = recovery_ds_get(r, id);
@@ -200,22 +460,31 @@ static void recovery_step(struct mds_recovery *r,
 	if (!ds || ds->c.retry_at > aifs_now_ms())
 		return;
 	if (!cursor) {
-		/* a new round: the server came back, likely a new process */
+		/* a new round: a server back is likely a new process */
 		mds_dsconn_close(&ds->c);
-		ds->files = ds->copied = ds->deleted = 0;
+		ds->files = ds->copied = ds->deleted = ds->left = 0;
+		if (rebuild)
+			aifs_info("data server %u: offline for the rebuild delay: its copies are made again elsewhere",
+				  id);
 	}
 	n = recovery_scan(r, id, &next, files);
-	err = n < 0 ? n : mds_dsconn_connect(&r->bg, &ds->c, &info->addr,
-					    RECOVERY_CALL_MS);
+	err = n < 0 ? n : rebuild ? 0 :
+	      mds_dsconn_connect(&r->bg, &ds->c, &info->addr,
+				 RECOVERY_CALL_MS);
 	for (i = 0; !err && i < n; i++) {
-		err = recovery_sync_file(r, ds, &files[i]);
-		if (err) {
+		err = rebuild ? rebuild_file(r, ds, &files[i]) :
+				recovery_sync_file(r, ds, &files[i]);
+		if (rebuild && (err == -EAGAIN || err == -ENOSPC)) {
+			ds->left++;	/* no one to copy from, or nowhere */
+			err = 0;
+		} else if (err) {
 			recovery_ds_failed(ds, files[i].ino, err);
 			/* again from this file */
 			mds_map_sync_cursor(r->bg.mds, id, round, files[i].ino);
 			return;
+		} else {
+			ds->files++;
 		}
-		ds->files++;
 	}
 	if (err) {
 		recovery_ds_failed(ds, 0, err);
@@ -223,28 +492,23 @@ static void recovery_step(struct mds_recovery *r,
 	}
 	ds->c.backoff_ms = 0;
 	mds_map_sync_cursor(r->bg.mds, id, round, next);
-	if (next != UINT64_MAX)
-		return;
-	aifs_info("data server %u: %llu files synced, %llu chunks copied, %llu deleted",
-		  id, (unsigned long long)ds->files,
-		  (unsigned long long)ds->copied,
-		  (unsigned long long)ds->deleted);
-	err = mds_map_sync_done(r->bg.mds, id, round);
-	if (err)
-		aifs_err("data server %u: cannot mark it in sync: %s", id,
-			 strerror(-err));
+	if (next == UINT64_MAX)
+		recovery_round_end(r, ds, rebuild, round);
 }
 
 static void *recovery_main(void *arg)
 {
 	struct mds_recovery *r = arg;
+	u64 delay = r->bg.mds->cfg->rebuild_delay_s ?
+		    r->bg.mds->cfg->rebuild_delay_s * 1000ULL : UINT64_MAX;
 	struct aifs_ds_info info;
 	u32 after, round;
 	u64 cursor;
 
 	do {
-		for (after = 0; !mds_map_next_syncing(r->bg.mds, after, &info,
-						      &cursor, &round);
+		for (after = 0;
+		     !mds_map_next_recovering(r->bg.mds, after, delay, &info,
+					      &cursor, &round);
 		     after = le32_to_cpu(info.id))
 			recovery_step(r, &info, cursor, round);
 	} while (!mds_bg_wait(&r->bg, RECOVERY_POLL_MS));

@@ -223,13 +223,7 @@ static void writer_sleep(struct mds_writer *w)
 	u64 ms = w->next_chores - aifs_now_ms();
 	struct timespec until;
 
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += ms / 1000;
-	until.tv_nsec += ms % 1000 * 1000000;
-	if (until.tv_nsec >= 1000000000) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000;
-	}
+	aifs_time_after_ms(CLOCK_MONOTONIC, ms, &until);
 	pthread_cond_timedwait(&w->wake, &w->lock, &until);
 }
 

@@ -201,6 +201,21 @@ bool cluster_chunk_gone(void *arg)
 	       -ENOENT;
 }
 
+int cluster_read_chunk(struct ds_proc *p, u64 ino, u32 index, void *buf,
+		       u64 *version)
+{
+	u32 len = 0;
+	int err, tries = 0;
+
+	do {
+		if (tries)
+			test_sleep_ms(50);
+		err = ds_read(p, ino, index, 0, DS_TEST_CHUNK, 0, buf, &len,
+			      version);
+	} while (err == -ESTALE && ++tries < 400);
+	return err ? err : len == DS_TEST_CHUNK ? 0 : -ENODATA;
+}
+
 u64 cluster_create(const char *name, struct aifs_layout *layout)
 {
 	struct aifs_create_rep rep;

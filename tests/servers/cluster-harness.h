@@ -53,6 +53,14 @@ struct chunk_at {
 /* Is @arg's chunk absent (no data file)?  A cluster_wait() cond. */
 bool cluster_chunk_gone(void *arg);
 
+/*
+ * Chunk @index of @ino, DS_TEST_CHUNK bytes, from @p into @buf, tried
+ * again while @p answers ESTALE (20 s): 0, -ENODATA for fewer bytes, or
+ * -errno; its version in *@version.
+ */
+int cluster_read_chunk(struct ds_proc *p, u64 ino, u32 index, void *buf,
+		       u64 *version);
+
 /* A new file @name in the root, its layout in @layout; its ino. */
 u64 cluster_create(const char *name, struct aifs_layout *layout);
 /* Write @nr whole chunks of @ino through their primaries; 0 or -errno. */

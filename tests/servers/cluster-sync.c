@@ -94,18 +94,11 @@ static void crossing_primaries(struct ds_proc *p, u32 pid, struct ds_proc *r,
 static u64 get(struct ds_proc *p, u64 ino, u32 index)
 {
 	u64 version = 0;
-	u32 len = 0;
-	int err, tries = 0;
+	int err;
 
-	do {
-		if (tries)
-			test_sleep_ms(50);
-		err = ds_read(p, ino, index, 0, DS_TEST_CHUNK, 0, got, &len,
-			      &version);
-	} while (err == -ESTALE && ++tries < 100);
-	CHECK(!err && len == DS_TEST_CHUNK &&
-	      !memcmp(got, want[index], DS_TEST_CHUNK),
-	      "chunk %u on ds %d: %d, %u bytes", index, p->id, err, len);
+	err = cluster_read_chunk(p, ino, index, got, &version);
+	CHECK(!err && !memcmp(got, want[index], DS_TEST_CHUNK),
+	      "chunk %u on ds %d: %d", index, p->id, err);
 	return version;
 }
 

@@ -239,6 +239,17 @@ int ds_write(struct ds_proc *p, u64 ino, u32 index, u32 offset,
 			     version);
 }
 
+int ds_write_gen(struct ds_proc *p, u64 ino, u32 index, const void *data,
+		 u32 len, const u32 *replicas, int nr, u32 layout_gen)
+{
+	struct aifs_chunk_write_req req = {
+		.layout_gen = cpu_to_le32(layout_gen),
+	};
+
+	return ds_write_call(p, &req, ino, index, replicas, nr, data, len,
+			     NULL);
+}
+
 int ds_zero(struct ds_proc *p, u64 ino, u32 index, u32 offset, u32 len,
 	    const u32 *replicas, int nr, u64 *version)
 {

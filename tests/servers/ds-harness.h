@@ -39,6 +39,9 @@ void ds_chunk_id(struct aifs_chunk_id *id, u64 ino, u32 index);
 int ds_write(struct ds_proc *p, u64 ino, u32 index, u32 offset,
 	     const void *data, u32 len, const u32 *replicas, int nr,
 	     u64 *version);
+/* A whole-chunk ds_write() made with a layout of generation @layout_gen. */
+int ds_write_gen(struct ds_proc *p, u64 ino, u32 index, const void *data,
+		 u32 len, const u32 *replicas, int nr, u32 layout_gen);
 /* CHUNK_WRITE with AIFS_IO_ZERO: @len bytes of zeros at @offset. */
 int ds_zero(struct ds_proc *p, u64 ino, u32 index, u32 offset, u32 len,
 	    const u32 *replicas, int nr, u64 *version);

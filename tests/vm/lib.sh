@@ -236,7 +236,8 @@ start_mds()
 # (files striped over 3 groups of one copy) and three aifs-ds on
 # MDSPORT+1..3 registered with it (data under /tmp),
 # up once the cluster map has all three UP. The key=value settings go to
-# the data servers (log_level=debug ...). Sets AIFS_FS_UUID, MDS_DIR and
+# the data servers (log_level=debug ...); AIFS_REBUILD_DELAY_S sets the
+# MDS's rebuild_delay_s. Sets AIFS_FS_UUID, MDS_DIR and
 # DS_DIRS/DS_PIDS (index 1..3); put_file puts a file in.
 start_cluster()
 {
@@ -248,6 +249,7 @@ start_cluster()
 	# for more (AIFS_HEARTBEAT_GRACE_MS)
 	start_mds "$port" heartbeat_ms=200 \
 		heartbeat_grace_ms="${AIFS_HEARTBEAT_GRACE_MS:-3000}" \
+		rebuild_delay_s="${AIFS_REBUILD_DELAY_S:-600}" \
 		default_stripe_count=3
 	AIFS_FS_UUID=$(sed -n 's/.*formatted file system \([0-9a-f-]\{36\}\).*/\1/p' \
 		"$MDS_DIR/format.log")

@@ -21,6 +21,17 @@ u64 aifs_now_ms(void)
 	return (u64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+void aifs_time_after_ms(clockid_t clock, u64 ms, struct timespec *ts)
+{
+	clock_gettime(clock, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
 int aifs_ms_left(s64 deadline)
 {
 	s64 left;

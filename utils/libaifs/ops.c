@@ -657,6 +657,7 @@ static int ops_write(struct aifs_conn *conn, u16 op,
 		.flags = cpu_to_le32(w->flags),
 		.chunk_size = cpu_to_le32(w->chunk_size),
 		.nr_replicas = cpu_to_le16(w->nr_replicas),
+		.layout_gen = cpu_to_le32(w->layout_gen),
 	};
 	struct ops_msg m = OPS_REP(op, rep);
 	u32 i;

@@ -665,12 +665,7 @@ static void rdma_op_wait(struct aifs_rdma *r, s64 deadline)
 
 	if (!aifs_ms_left(deadline) && !r->err)
 		rdma_fail(r, -ETIMEDOUT);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_nsec += RDMA_OP_POLL_MS * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
+	aifs_time_after_ms(CLOCK_REALTIME, RDMA_OP_POLL_MS, &ts);
 	pthread_cond_timedwait(&r->op_done, &r->lock, &ts);
 	rdma_poll_cq(r);
 }

@@ -29,7 +29,7 @@
  *      reserved fields of CHUNK_TRUNCATE and CHUNK_DELETE became @fence;
  *      AIFS_IO_ZERO (a CHUNK_WRITE of zeros with no data: hole punching);
  *      FAIL_SET (fault injection), DS_SCRUB, CHUNK_LIST, CHUNK_SYNC,
- *      CHUNK_WRITE's @ahead,
+ *      CHUNK_WRITE's @ahead and @layout_gen, CHUNK_SYNC's @flags,
  *      AIFS_DS_SYNCING, and DS_REGISTER's reply got @grace_ms.
  */
 #ifndef AIFS_PROTO_H
@@ -1214,7 +1214,10 @@ struct aifs_chunk_read_rep {
  *               not use: the primary takes the write only while the MDS
  *               counts them out (else ESTALE), so that a chunk never has
  *               two primaries; at most @nr_replicas. FORWARD: 0
- * @reserved:    zero
+ * @layout_gen:  WRITE: the generation of the layout the client wrote
+ *               with; a primary that learned of a newer one for the
+ *               inode (its group changed: a rebuild) answers EREMCHG,
+ *               and the client fetches the layout again. FORWARD: 0
  * @rdma:        with AIFS_IO_RDMA: where the data comes from; with
  *               AIFS_IO_ZERO: @rdma.len bytes of zeros, @addr and @rkey 0
  * @replicas:    WRITE: ids of the other data servers of the chunk's group
@@ -1229,7 +1232,7 @@ struct aifs_chunk_write_req {
 	__le32 chunk_size;
 	__le16 nr_replicas;
 	__le16 ahead;
-	__le16 reserved[2];
+	__le32 layout_gen;
 	struct aifs_rdma_seg rdma;
 	__le32 replicas[AIFS_MAX_REPLICAS];
 };
@@ -1439,19 +1442,30 @@ struct aifs_chunk_list_rep {
  *     no longer holds
  * @id:       fs_uuid, ino, and the first chunk index to look at
  * @max:      chunks to look at in this call, 1..AIFS_CHUNK_LIST_MAX
- * @reserved: zero
+ * @flags:    0, or one of AIFS_CHUNK_SYNC_BEGIN (a rebuild made this
+ *            server a new member: it serves nothing of the inode until a
+ *            CHUNK_SYNC without flags says it is in sync) and
+ *            AIFS_CHUNK_SYNC_FENCE (a rebuild changed the inode's groups:
+ *            take no write made with an older layout); with either the
+ *            server only records @layout's generation and answers @next
+ *            = @id.index at once.  Every CHUNK_SYNC records it.
  * @layout:   the file's layout: this server's groups and their members
  */
 struct aifs_chunk_sync_req {
 	struct aifs_chunk_id id;
 	__le32 max;
-	__le32 reserved;
+	__le32 flags;
 	struct aifs_layout layout;
 };
 
 #define AIFS_CHUNK_SYNC_REQ_SIZE 312
 
 #define AIFS_CHUNK_SYNC_DONE	0xffffffffU
+
+/* CHUNK_SYNC flags */
+#define AIFS_CHUNK_SYNC_BEGIN	(1U << 0)
+#define AIFS_CHUNK_SYNC_FENCE	(1U << 1)
+#define AIFS_CHUNK_SYNC_KNOWN	(AIFS_CHUNK_SYNC_BEGIN | AIFS_CHUNK_SYNC_FENCE)
 
 /**
  * struct aifs_chunk_sync_rep - CHUNK_SYNC

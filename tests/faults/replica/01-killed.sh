@@ -10,13 +10,8 @@ fault_cluster /mnt/a
 new_file /big
 # the first MiB places both copies; the primary is the one written to
 gen 7 1 | dd of=/mnt/a/big bs=1M conv=notrunc,fsync status=none
-read -r -a held <<<"$(holders)"
-[ "${#held[@]}" = 2 ] || fail "copies on ${held[*]}, not two servers"
-primary=$(ds_in_use)
-[[ " ${held[*]} " = *" $primary "* ]] || fail "primary $primary holds nothing"
-replica=${held[0]}
-[ "$replica" != "$primary" ] || replica=${held[1]}
-echo "primary: data server $primary, replica: $replica"
+copies_of /big
+primary=$PRIMARY replica=$REPLICA
 
 after_bytes sent 200 "$replica"
 start=$(date +%s.%N)

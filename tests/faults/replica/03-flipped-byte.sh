@@ -9,11 +9,8 @@ fault_cluster /mnt/a scrub_rate_mib=64
 new_file /f
 write_gen 13 16 /mnt/a/f || fail "write"
 want=$WANT
-primary=$(ds_in_use)
-[[ "$primary" =~ ^[123]$ ]] || fail "no single primary: $primary"
-read -r -a held <<<"$(holders)"
-replica=${held[0]}
-[ "$replica" != "$primary" ] || replica=${held[1]}
+copies_of /f
+primary=$PRIMARY replica=$REPLICA
 
 # flip_byte I CHUNK: one byte of chunk CHUNK on data server I, in its
 # second checksum block
@@ -37,14 +34,10 @@ PY
 flip_byte "$primary" 1
 echo 3 >/proc/sys/vm/drop_caches
 assert_eq "$(sha256sum </mnt/a/f | cut -d' ' -f1)" "$want" "read over a flipped byte"
-for i in $(seq 100); do
-	grep -q "chunk .*\.1\.0: resynced" "${DS_DIRS[primary]}/log" && break
-	sleep 0.1
-done
+wait_log "${DS_DIRS[primary]}/log" "chunk .*\.1\.0: resynced" 10 ||
+	fail "the primary's copy was not repaired"
 grep -q "checksum mismatch" "${DS_DIRS[primary]}/log" ||
 	fail "the read did not find the flipped byte"
-grep -q "chunk .*\.1\.0: resynced" "${DS_DIRS[primary]}/log" ||
-	fail "the primary's copy was not repaired"
 record "flipped byte on the read copy: found by the read, repaired, application saw the right bytes"
 
 # found by scrub, on the replica's copy of chunk 2

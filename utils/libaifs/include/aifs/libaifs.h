@@ -23,6 +23,8 @@
 
 /* Milliseconds on the monotonic clock (frame.c). */
 u64 aifs_now_ms(void);
+/* @ms from now on @clock, for pthread_cond_timedwait() (frame.c). */
+void aifs_time_after_ms(clockid_t clock, u64 ms, struct timespec *ts);
 
 struct sockaddr;
 
@@ -380,6 +382,7 @@ int aifs_chunk_read(struct aifs_conn *conn, const struct aifs_chunk_id *id,
  * @flags:       AIFS_IO_SYNC
  * @chunk_size:  the layout's chunk size
  * @nr_replicas: WRITE: entries of @replicas; FORWARD: 0
+ * @layout_gen:  WRITE: the generation of the layout written with
  * @replicas:    WRITE: the other data servers of the chunk's group
  */
 struct aifs_chunk_write {
@@ -388,6 +391,7 @@ struct aifs_chunk_write {
 	u32 flags;
 	u32 chunk_size;
 	u32 nr_replicas;
+	u32 layout_gen;
 	u32 replicas[AIFS_MAX_REPLICAS - 1];
 };
 

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * A data server that stays away past the rebuild delay has its copies
+ * made again elsewhere: a real aifs-mds (rebuild_delay_s = 1) and three
+ * aifs-ds, replicas = 2.  The primary of a file is killed; the MDS gives
+ * the file's group a new member, the third server, last in the group,
+ * under the next layout generation.  The new member serves nothing of
+ * the file while it catches up (CHUNK_SYNCs slowed by a fault injection
+ * point, so that it can be seen), then holds the survivor's bytes and
+ * versions.  The survivor refuses a write made with the old layout
+ * (EREMCHG) and takes one made with the new, which reaches the new
+ * member.  The lost server is RETIRED, and back, it serves nothing.
+ */
+#include <signal.h>
+#include <stdlib.h>
+
+#include "cluster-harness.h"
+
+#define GRACE_MS	600
+#define WAIT_MS		30000
+#define NR_CHUNKS	3
+
+static char want[DS_TEST_CHUNK], got[DS_TEST_CHUNK];
+
+struct relayout {
+	u64 ino;
+	struct aifs_layout layout;
+};
+
+/* Has the file's layout moved to its next generation?  A wait cond. */
+static bool relaid(void *arg)
+{
+	struct relayout *r = arg;
+	struct aifs_layout l;
+
+	if (aifs_layout_get(cluster_conn, &cluster_cred, r->ino, &l) ||
+	    le32_to_cpu(l.generation) == le32_to_cpu(r->layout.generation))
+		return false;
+	r->layout = l;
+	return true;
+}
+
+/* Chunk @index on @p into @got, once it serves it: its version. */
+static u64 served(struct ds_proc *p, u64 ino, u32 index)
+{
+	u64 version = 0;
+	int err;
+
+	err = cluster_read_chunk(p, ino, index, got, &version);
+	CHECK(!err, "chunk %u on ds %d: %d", index, p->id, err);
+	return version;
+}
+
+int main(void)
+{
+	struct relayout r = { 0 };
+	struct cluster_state s;
+	struct ds_proc *lost, *kept, *added;
+	u32 kept_id, added_id, len = 0, i;
+	int err;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	setenv("AIFS_FAIL", "request.delay:opcode=73:value=1500", 1);
+	cluster_setup(3, GRACE_MS,
+		      "default_replicas = 2\nrebuild_delay_s = 1\n");
+	unsetenv("AIFS_FAIL");
+	r.ino = cluster_create("f", &r.layout);
+	CHECK(!cluster_write_chunks(&r.layout, r.ino, NR_CHUNKS), "writes");
+	lost = cluster_proc(le32_to_cpu(r.layout.targets[0]));
+	kept_id = le32_to_cpu(r.layout.targets[1]);
+	kept = cluster_proc(kept_id);
+
+	ds_stop(lost, SIGKILL);
+	CHECK(cluster_wait(relaid, &r, WAIT_MS), "the layout did not move");
+	CHECK(le32_to_cpu(r.layout.targets[0]) == kept_id,
+	      "the survivor is not the primary: %u",
+	      le32_to_cpu(r.layout.targets[0]));
+	added_id = le32_to_cpu(r.layout.targets[1]);
+	added = cluster_proc(added_id);
+	CHECK(added && added != lost && added != kept,
+	      "new member %u", added_id);
+	if (!added)
+		return test_result();
+	err = ds_read(added, r.ino, 0, 0, DS_TEST_CHUNK, 0, got, &len, NULL);
+	CHECK(err == -ESTALE, "a new member catching up served: %d", err);
+
+	for (i = 0; i < NR_CHUNKS; i++) {
+		CHECK(served(added, r.ino, i) == served(kept, r.ino, i),
+		      "chunk %u: versions differ", i);
+		ds_fill(want, sizeof(want), r.ino * 1000 + i);
+		CHECK(!memcmp(got, want, sizeof(want)),
+		      "chunk %u: bytes differ", i);
+	}
+
+	ds_fill(want, sizeof(want), 77);
+	err = ds_write_gen(kept, r.ino, 1, want, sizeof(want),
+			   &(u32){ lost->id }, 1, 1);
+	CHECK(err == -EREMCHG, "a write with the old layout: %d", err);
+	err = ds_write_gen(kept, r.ino, 1, want, sizeof(want), &added_id, 1,
+			   le32_to_cpu(r.layout.generation));
+	CHECK(!err, "a write with the new layout: %d", err);
+	served(added, r.ino, 1);
+	CHECK(!memcmp(got, want, sizeof(want)), "the new member missed it");
+
+	s = (struct cluster_state){ lost, AIFS_DS_RETIRED };
+	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS), "not retired");
+	ds_start(lost);
+	test_sleep_ms(3 * GRACE_MS);
+	CHECK(cluster_in_state(&s), "the lost server is back in service");
+	err = ds_read(lost, r.ino, 0, 0, DS_TEST_CHUNK, 0, got, &len, NULL);
+	CHECK(err == -ESTALE, "a retired server served: %d", err);
+	return test_result();
+}
