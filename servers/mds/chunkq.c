@@ -301,6 +301,23 @@ static int apply_jobs_done(struct mds_txn *t, struct mds_op *op)
 }
 
 /*
+ * A rebuild may have moved a copy of a file that is cut since its job was
+ * queued: the cut goes to the copies of its layout now (a new member
+ * answers EAGAIN until it has caught up and taken its peers' count of
+ * truncations; the server it replaced, RETIRED, needs none).
+ */
+static void drain_relayout(struct mds_txn *t, struct mds_chunk_job *job)
+{
+	struct mds_inode inode;
+
+	if (job->fence && !mds_inode_get(t, job->ino, &inode) &&
+	    inode.layout.generation != job->layout.generation &&
+	    inode.layout.chunk_size == job->layout.chunk_size &&
+	    inode.layout.target_count)
+		job->layout = inode.layout;
+}
+
+/*
  * Up to DRAIN_BATCH jobs numbered @from to @upto, of inode @ino (0: of
  * any), oldest first, into @jobs/@nums: their count or an error.
  */
@@ -327,7 +344,7 @@ static int drain_scan(struct mds_drainer *d, u64 from, u64 upto, u64 ino,
 			break;
 		memcpy(&jobs[n], v.mv_data, sizeof(*jobs));
 		if (!ino || jobs[n].ino == ino)
-			n++;
+			drain_relayout(&t, &jobs[n++]);
 	}
 	mdb_cursor_close(cur);
 	err = n;
