@@ -262,6 +262,7 @@ void ds_mds_stop(struct ds *ds);
 void ds_mds_refresh(struct ds *ds);
 void ds_mds_reload(void *data);
 bool ds_serving(struct ds *ds);
+int ds_mds_layout(struct ds *ds, u64 ino, struct aifs_layout *layout);
 u32 ds_mds_out_wait_ms(struct ds *ds);
 
 #endif /* AIFS_DS_H */

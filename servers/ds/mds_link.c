@@ -272,7 +272,9 @@ static int ds_mds_heartbeat(struct ds_mds_link *l)
 	return err ? err : ds_mds_map(l, le64_to_cpu(rep.epoch));
 }
 
-static int ds_mds_connect(struct ds_mds_link *l, int which)
+/* A connection to MDS @which of the list, as this data server. */
+static int ds_mds_connect(struct ds_mds_link *l, int which,
+			  struct aifs_conn **conn)
 {
 	struct aifs_connect_opts opts = {
 		.host = l->mds[which].host, .port = l->mds[which].port,
@@ -281,7 +283,7 @@ static int ds_mds_connect(struct ds_mds_link *l, int which)
 	};
 
 	memcpy(opts.client_uuid, l->ds->ident.uuid, 16);
-	return aifs_connect(&opts, &l->conn);
+	return aifs_connect(&opts, conn);
 }
 
 /* Registered and beating until an error; returns it. */
@@ -289,7 +291,7 @@ static int ds_mds_session(struct ds_mds_link *l, int which)
 {
 	int err;
 
-	err = ds_mds_connect(l, which);
+	err = ds_mds_connect(l, which, &l->conn);
 	if (err)
 		return err;
 	ds_mds_take_reload(l);
@@ -301,6 +303,22 @@ static int ds_mds_session(struct ds_mds_link *l, int which)
 	aifs_close(l->conn);
 	l->conn = NULL;
 	return err;
+}
+
+/*
+ * The pause after @backoff: twice as long, up to DS_MDS_BACKOFF_MAX_MS
+ * and to a quarter of the grace the MDS gave: an MDS that restarts gives
+ * every server one grace period to speak, and a server that waits longer
+ * is counted out and must catch up.
+ */
+static u32 ds_mds_backoff(struct ds_mds_link *l, u32 backoff)
+{
+	u32 max = DS_MDS_BACKOFF_MAX_MS, grace = atomic_load(&l->grace_ms);
+
+	if (grace && grace / 4 < max)
+		max = grace / 4 > DS_MDS_BACKOFF_MIN_MS ? grace / 4 :
+							  DS_MDS_BACKOFF_MIN_MS;
+	return backoff * 2 < max ? backoff * 2 : max;
 }
 
 static void *ds_mds_thread(void *arg)
@@ -317,8 +335,7 @@ static void *ds_mds_thread(void *arg)
 			  l->mds[which].host, l->mds[which].port,
 			  strerror(-err), backoff);
 		which = (which + 1) % l->nr_mds;
-		backoff = backoff * 2 < DS_MDS_BACKOFF_MAX_MS ?
-			backoff * 2 : DS_MDS_BACKOFF_MAX_MS;
+		backoff = ds_mds_backoff(l, backoff);
 	} while (!ds_mds_sleep(l, backoff));
 	return NULL;
 }
@@ -419,6 +436,30 @@ void ds_mds_reload(void *data)
 	l->refresh = true;
 	pthread_cond_signal(&l->wake);
 	pthread_mutex_unlock(&l->lock);
+}
+
+/*
+ * The layout of @ino as the MDS has it now, on a connection of its own
+ * (the link's belongs to its thread): 0, -ESTALE for an inode that is
+ * gone, or why the MDS could not say.
+ */
+int ds_mds_layout(struct ds *ds, u64 ino, struct aifs_layout *layout)
+{
+	struct ds_mds_link *l = ds->mds;
+	struct aifs_cred cred = { 0 };
+	struct aifs_conn *conn = NULL;
+	int which, err = -ENOTCONN;
+
+	for (which = 0; l && which < l->nr_mds && err; which++) {
+		err = ds_mds_connect(l, which, &conn);
+		if (!err) {
+			err = aifs_layout_get(conn, &cred, ino, layout);
+			aifs_close(conn);
+			if (err == -ESTALE || err == -ENOENT)
+				return -ESTALE;
+		}
+	}
+	return err;
 }
 
 int ds_mds_start(struct ds *ds)

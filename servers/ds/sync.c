@@ -580,15 +580,20 @@ static int ds_sync_handler(struct aifs_request *req)
 		err = ds_sync_run(ds, &r, &rep);
 	else
 		rep.next = r.id.index;	/* a rebuild's step: nothing looked at */
+	/* a new member with no one to copy from is never the last copy */
+	if ((err == -EAGAIN || (!err && !r.flags && rep.next == r.id.index &&
+				!rep.copied && !rep.deleted)) &&
+	    ds_catching_up(ds, ino))
+		err = -ENODATA;
 	return err ? err : ds_sync_reply(req, &rep);
 }
 
 /*
  * Catching up on our own: an inode whose mark is older than
  * CATCHUP_AFTER_S (the MDS's CHUNK_SYNCs did not finish: the MDS
- * restarted, a peer could not give a chunk) is synced with the layout
- * the mark keeps, range after range, by a thread that looks every
- * CATCHUP_POLL_S.
+ * stopped, a peer could not give a chunk) is synced range after range
+ * by a thread that looks every CATCHUP_POLL_S, with the layout the MDS
+ * has now, after fencing the group's other members.
  */
 #define CATCHUP_AFTER_S		30
 #define CATCHUP_POLL_S		10
@@ -600,6 +605,65 @@ struct ds_catchup {
 	atomic_bool stop;
 };
 
+/*
+ * The layout of @ino now, once the rebuild that marked it (generation
+ * @gen) is committed: -EAGAIN before (it may never be, if the MDS
+ * stopped before its commit: the mark stays, harmless, as no layout
+ * names us), -ENOENT when a layout as new no longer names this server
+ * or the file is gone.
+ */
+static int ds_catchup_layout(struct ds *ds, u64 ino, u32 gen,
+			     struct aifs_chunk_sync_req *r)
+{
+	struct sync_call s = { .ds = ds, .req = r };
+	int err;
+
+	err = ds_mds_layout(ds, ino, &r->layout);
+	if (err)
+		return err == -ESTALE ? -ENOENT : err;
+	if (le32_to_cpu(r->layout.generation) < gen)
+		return -EAGAIN;
+	return sync_groups(&s) ? -ENOENT : 0;
+}
+
+/*
+ * CHUNK_SYNC FENCE of @r's layout to the other members of our groups:
+ * they refuse writes made with older layouts before we copy from them
+ * (the MDS may have stopped before it told them).  A member the MDS
+ * counts out learns it when it catches up.
+ */
+static int ds_catchup_fence(struct ds *ds, const struct aifs_chunk_sync_req *r)
+{
+	struct aifs_chunk_sync_req fence = *r;
+	struct iovec iov = { &fence, sizeof(fence) };
+	struct sync_call s = { .ds = ds, .req = r };
+	struct aifs_reply reply;
+	unsigned int g, i;
+	u32 peer;
+	int err = sync_groups(&s);
+
+	fence.flags = cpu_to_le32(AIFS_CHUNK_SYNC_FENCE);
+	for (g = 0; !err && g < s.nr_groups; g++) {
+		for (i = 0; !err && i < s.groups[g].nr_peers; i++) {
+			peer = s.groups[g].peers[i];
+			reply = (struct aifs_reply){ 0 };
+			err = ds_peer_call(ds, peer, AIFS_OP_CHUNK_SYNC, &iov, 1,
+					   &reply);
+			if (!err && reply.status)
+				err = -(int)reply.status;
+			aifs_reply_free(&reply);
+			if (err && ds_peer_out(ds, peer))
+				err = 0;
+		}
+	}
+	return err;
+}
+
+/*
+ * Catch up with @ino on our own: with the layout the MDS has now (the
+ * mark's, or newer), once the group is fenced; a mark whose rebuild was
+ * not committed goes.
+ */
 static void ds_catchup_inode(struct ds *ds, u64 ino, const char *path)
 {
 	struct aifs_chunk_sync_req r = {
@@ -607,30 +671,42 @@ static void ds_catchup_inode(struct ds *ds, u64 ino, const char *path)
 		.max = cpu_to_le32(AIFS_CHUNK_LIST_MAX),
 	};
 	struct aifs_chunk_sync_rep rep;
+	struct aifs_layout marked;
 	u32 from = 0, next = 0;
 	int fd, err;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	err = ds_pread_all(fd, &r.layout, sizeof(r.layout), 0) ? -EIO :
-	      aifs_layout_check(&r.layout);
+	err = ds_pread_all(fd, &marked, sizeof(marked), 0) ? -EIO : 0;
 	close(fd);
-	if (err) {
-		aifs_warn("catch-up mark of inode %llx: no layout: left to the MDS",
+	memcpy(r.id.fs_uuid, ds->ident.fs_uuid, sizeof(r.id.fs_uuid));
+	if (!err)
+		err = ds_catchup_layout(ds, ino, le32_to_cpu(marked.generation),
+					&r);
+	if (err == -ENOENT || err == -EIO) {
+		aifs_info("inode %llx: no layout names this server any more: catch-up mark dropped",
 			  (unsigned long long)ino);
+		ds_catchup_mark(ds, ino, NULL);
 		return;
 	}
-	memcpy(r.id.fs_uuid, ds->ident.fs_uuid, sizeof(r.id.fs_uuid));
-	do {
-		from = next;
+	if (!err)
+		err = ds_catchup_fence(ds, &r);
+	while (!err) {
 		r.id.index = cpu_to_le32(from);
 		err = ds_sync_run(ds, &r, &rep);
 		next = le32_to_cpu(rep.next);
-	} while (!err && next != AIFS_CHUNK_SYNC_DONE && next > from);
+		if (err || next == AIFS_CHUNK_SYNC_DONE || next <= from)
+			break;
+		from = next;
+	}
 	if (!err && next == AIFS_CHUNK_SYNC_DONE)
 		aifs_info("inode %llx caught up on its own",
 			  (unsigned long long)ino);
+	else
+		aifs_warn("inode %llx: catching up on its own: %s; later",
+			  (unsigned long long)ino,
+			  err ? strerror(-err) : "a peer could not give a chunk");
 }
 
 static void ds_catchup_pass(struct ds *ds)

@@ -487,7 +487,10 @@ void mds_map_sync_cursor(struct mds *mds, u32 id, u32 round, u64 cursor)
  * Whether server @id, SYNCING, holds the last copy of group @g of @l:
  * every other member went OFFLINE (or is RETIRED) before it did, so no
  * write was acknowledged without it, and there is no one to catch up
- * from.  Unknown after an MDS restart (the epochs are in memory): no.
+ * from.  A member that went out before it and is back, SYNCING, is no
+ * better a source: when the MDS could not hear any member of a group for
+ * a while (it stalled, or was cut off), the one counted out last is.
+ * Unknown after an MDS restart (the epochs are in memory): no.
  */
 bool mds_map_last_copy(struct mds *mds, u32 id, const struct aifs_layout *l,
 		       unsigned int g)
@@ -505,7 +508,8 @@ bool mds_map_last_copy(struct mds *mds, u32 id, const struct aifs_layout *l,
 		if (!o || o == self ||
 		    o->info.state == cpu_to_le32(AIFS_DS_RETIRED))
 			continue;
-		last = o->info.state == cpu_to_le32(AIFS_DS_OFFLINE) &&
+		last = (o->info.state == cpu_to_le32(AIFS_DS_OFFLINE) ||
+			o->info.state == cpu_to_le32(AIFS_DS_SYNCING)) &&
 		       o->offline_epoch && o->offline_epoch < self->offline_epoch;
 	}
 	pthread_mutex_unlock(&map->lock);

@@ -18,13 +18,19 @@
  *
  *   1. CHUNK_SYNC BEGIN to the new member, with the new layout: it marks
  *      the inode and serves none of it until it has caught up;
- *   2. CHUNK_SYNC FENCE to the group's serving members: from now on they
+ *   2. the new layout, one generation up, is committed;
+ *   3. CHUNK_SYNC FENCE to the group's serving members: from now on they
  *      take no write made with an older layout (EREMCHG: the client
  *      fetches the layout again), and every write they took before is in
  *      what the new member copies;
- *   3. the new layout, one generation up, is committed;
  *   4. CHUNK_SYNC to the new member, range after range, as for a server
  *      that came back.
+ *
+ * Fencing before the commit would leave writers refused until the next
+ * round if the MDS stopped in between.  The other way round, a stop after
+ * the commit leaves the new member marked: after a while it asks the MDS
+ * for the layout, fences the group itself and catches up on its own
+ * (ds.md); a mark whose layout was never committed goes.
  *
  * A group with no member that serves has no one to copy from, and one
  * with nowhere to go waits for a server: such files are tried again in
@@ -387,9 +393,6 @@ static int rebuild_file(struct mds_recovery *r, struct recovery_ds *lost,
 	if (!err)
 		err = rebuild_tell(r, &rb, rb.newcomers, rb.nr_new,
 				   AIFS_CHUNK_SYNC_BEGIN);
-	if (!err)
-		err = rebuild_tell(r, &rb, rb.fenced, rb.nr_fenced,
-				   AIFS_CHUNK_SYNC_FENCE);
 	if (err)
 		return err;
 	sw.old_gen = le32_to_cpu(f->layout.generation);
@@ -397,11 +400,14 @@ static int rebuild_file(struct mds_recovery *r, struct recovery_ds *lost,
 	err = mds_write_own(mds, apply_layout_swap, &sw);
 	if (err)
 		return err == -ESTALE ? 0 : err;
-	for (i = 0; i < rb.nr_new; i++) {
+	aifs_fail_crash(AIFS_FAIL_MDS_REBUILD_CRASH, 0);
+	/* committed: whatever fails now, the new members finish on their own */
+	err = rebuild_tell(r, &rb, rb.fenced, rb.nr_fenced,
+			   AIFS_CHUNK_SYNC_FENCE);
+	for (i = 0; !err && i < rb.nr_new; i++) {
 		ds = rebuild_conn(r, rb.newcomers[i], &err);
 		if (!err)
 			err = recovery_sync_file(r, ds, &rb.file);
-		/* committed: the new member catches up on its own */
 		if (err && ds)
 			recovery_ds_failed(ds, f->ino, err);
 		if (ds) {

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "cluster-harness.h"
 
@@ -79,23 +80,42 @@ static void cluster_mds_connect(void)
 		cluster_die("cannot connect to aifs-mds");
 }
 
-void cluster_mds_restart(void)
+/* The MDS stopped by @sig, and started again: its exit status. */
+static int cluster_mds_cycle(int sig)
 {
+	int status;
+
 	if (cluster_conn)
 		aifs_close(cluster_conn);
 	cluster_conn = NULL;
-	CHECK(mds_harness_stop(&cluster_mds, SIGTERM) == 0,
-	      "the MDS did not stop cleanly");
+	status = mds_harness_stop(&cluster_mds, sig);
 	if (mds_harness_start(&cluster_mds))
 		cluster_die("aifs-mds did not start again");
 	cluster_mds_connect();
+	return status;
 }
 
-struct up_count {
-	int want;
-};
+void cluster_mds_restart(void)
+{
+	CHECK(cluster_mds_cycle(SIGTERM) == 0, "the MDS did not stop cleanly");
+}
 
-static bool all_up(void *arg)
+bool cluster_mds_revive(int ms)
+{
+	siginfo_t info = { 0 };
+	int waited;
+
+	for (waited = 0; waited < ms; waited += 50) {
+		if (!waitid(P_PID, cluster_mds.srv.pid, &info,
+			    WEXITED | WNOHANG | WNOWAIT) && info.si_pid)
+			break;
+		test_sleep_ms(50);
+	}
+	cluster_mds_cycle(SIGKILL);
+	return waited < ms;
+}
+
+bool cluster_up_count(void *arg)
 {
 	struct aifs_ds_info ds[DS_TEST_MAX];
 	int i, n, up = 0;
@@ -103,12 +123,11 @@ static bool all_up(void *arg)
 	n = cluster_map(ds, NULL);
 	for (i = 0; i < n; i++)
 		up += le32_to_cpu(ds[i].state) == AIFS_DS_UP;
-	return up == ((struct up_count *)arg)->want;
+	return up == *(int *)arg;
 }
 
 void cluster_setup(int n, int grace_ms, const char *mds_conf)
 {
-	struct up_count up = { n };
 	char conf[1024], uuid[37];
 
 	atexit(cluster_cleanup);
@@ -126,7 +145,7 @@ void cluster_setup(int n, int grace_ms, const char *mds_conf)
 	if (aifs_cred_self(&cluster_cred))
 		cluster_die("credentials");
 	ds_setup_cluster(n, cluster_mds.srv.port, strdup(uuid), NULL);
-	if (!cluster_wait(all_up, &up, CLUSTER_UP_MS))
+	if (!cluster_wait(cluster_up_count, &n, CLUSTER_UP_MS))
 		cluster_die("the data servers did not all come up");
 }
 

@@ -24,6 +24,11 @@ extern struct aifs_cred cluster_cred;
  */
 void cluster_setup(int n, int grace_ms, const char *mds_conf);
 void cluster_mds_restart(void);
+/*
+ * Wait up to @ms for the MDS to die by itself (a fault point), then start
+ * it again; false if it was still running (killed then).
+ */
+bool cluster_mds_revive(int ms);
 
 /* The cluster map: servers in @ds (at most DS_TEST_MAX), their count. */
 int cluster_map(struct aifs_ds_info *ds, u64 *epoch);
@@ -39,6 +44,9 @@ struct cluster_state {
 	struct ds_proc *p;
 	u32 state;
 };
+
+/* Are *(int *)@arg servers UP in the map?  A cluster_wait() cond. */
+bool cluster_up_count(void *arg);
 
 /* Is @arg's server in @arg's state in the map?  A cluster_wait() cond. */
 bool cluster_in_state(void *arg);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * A data server that stays away past the rebuild delay has its copies
- * made again elsewhere: a real aifs-mds (rebuild_delay_s = 1) and three
+ * made again elsewhere: a real aifs-mds (rebuild_delay_s = 1) and four
  * aifs-ds, replicas = 2.  The primary of a file is killed; the MDS gives
  * the file's group a new member, the third server, last in the group,
  * under the next layout generation.  The new member serves nothing of
@@ -10,13 +10,15 @@
  * versions.  The survivor refuses a write made with the old layout
  * (EREMCHG) and takes one made with the new, which reaches the new
  * member.  The lost server is RETIRED, and back, it serves nothing.
+ * Then the MDS dies right after it committed another file's rebuilt
+ * layout: the new member finishes on its own.
  */
 #include <signal.h>
 #include <stdlib.h>
 
 #include "cluster-harness.h"
 
-#define GRACE_MS	600
+#define GRACE_MS	1500
 #define WAIT_MS		30000
 #define NR_CHUNKS	3
 
@@ -51,28 +53,55 @@ static u64 served(struct ds_proc *p, u64 ino, u32 index)
 	return version;
 }
 
-int main(void)
+/* A ds_read() that does not answer ESTALE?  A cluster_wait() cond. */
+static bool serves(void *arg)
+{
+	struct chunk_at *c = arg;
+	u32 len;
+
+	return ds_read(c->p, c->ino, c->index, 0, DS_TEST_CHUNK, 0, got, &len,
+		       NULL) != -ESTALE;
+}
+
+/* @added holds what @kept does of @r's chunks, bytes and versions. */
+static void same_copies(const struct relayout *r, struct ds_proc *kept,
+			struct ds_proc *added)
+{
+	u32 i;
+
+	for (i = 0; i < NR_CHUNKS; i++) {
+		CHECK(served(added, r->ino, i) == served(kept, r->ino, i),
+		      "chunk %u: versions differ", i);
+		ds_fill(want, sizeof(want), r->ino * 1000 + i);
+		CHECK(!memcmp(got, want, sizeof(want)),
+		      "chunk %u: bytes differ", i);
+	}
+}
+
+/* A new file of NR_CHUNKS chunks; its primary in *@lost, replica *@kept. */
+static void new_file(const char *name, struct relayout *r,
+		     struct ds_proc **lost, struct ds_proc **kept)
+{
+	r->ino = cluster_create(name, &r->layout);
+	CHECK(!cluster_write_chunks(&r->layout, r->ino, NR_CHUNKS), "writes");
+	*lost = cluster_proc(le32_to_cpu(r->layout.targets[0]));
+	*kept = cluster_proc(le32_to_cpu(r->layout.targets[1]));
+}
+
+/* The rebuild as the MDS runs it, and the lost server back after it. */
+static void rebuilt(void)
 {
 	struct relayout r = { 0 };
+	struct aifs_entry_rep entry;
 	struct cluster_state s;
 	struct ds_proc *lost, *kept, *added;
-	u32 kept_id, added_id, len = 0, i;
+	u32 added_id, len = 0;
 	int err;
 
-	setvbuf(stdout, NULL, _IONBF, 0);
-	setenv("AIFS_FAIL", "request.delay:opcode=73:value=1500", 1);
-	cluster_setup(3, GRACE_MS,
-		      "default_replicas = 2\nrebuild_delay_s = 1\n");
-	unsetenv("AIFS_FAIL");
-	r.ino = cluster_create("f", &r.layout);
-	CHECK(!cluster_write_chunks(&r.layout, r.ino, NR_CHUNKS), "writes");
-	lost = cluster_proc(le32_to_cpu(r.layout.targets[0]));
-	kept_id = le32_to_cpu(r.layout.targets[1]);
-	kept = cluster_proc(kept_id);
-
+	new_file("f", &r, &lost, &kept);
 	ds_stop(lost, SIGKILL);
 	CHECK(cluster_wait(relaid, &r, WAIT_MS), "the layout did not move");
-	CHECK(le32_to_cpu(r.layout.targets[0]) == kept_id,
+	CHECK(le32_to_cpu(r.layout.targets[0]) == (u32)kept->id,
 	      "the survivor is not the primary: %u",
 	      le32_to_cpu(r.layout.targets[0]));
 	added_id = le32_to_cpu(r.layout.targets[1]);
@@ -80,17 +109,10 @@ int main(void)
 	CHECK(added && added != lost && added != kept,
 	      "new member %u", added_id);
 	if (!added)
-		return test_result();
+		return;
 	err = ds_read(added, r.ino, 0, 0, DS_TEST_CHUNK, 0, got, &len, NULL);
 	CHECK(err == -ESTALE, "a new member catching up served: %d", err);
-
-	for (i = 0; i < NR_CHUNKS; i++) {
-		CHECK(served(added, r.ino, i) == served(kept, r.ino, i),
-		      "chunk %u: versions differ", i);
-		ds_fill(want, sizeof(want), r.ino * 1000 + i);
-		CHECK(!memcmp(got, want, sizeof(want)),
-		      "chunk %u: bytes differ", i);
-	}
+	same_copies(&r, kept, added);
 
 	ds_fill(want, sizeof(want), 77);
 	err = ds_write_gen(kept, r.ino, 1, want, sizeof(want),
@@ -109,5 +131,56 @@ int main(void)
 	CHECK(cluster_in_state(&s), "the lost server is back in service");
 	err = ds_read(lost, r.ino, 0, 0, DS_TEST_CHUNK, 0, got, &len, NULL);
 	CHECK(err == -ESTALE, "a retired server served: %d", err);
+	/* the next rebuild is of the next file alone */
+	CHECK(!aifs_unlink(cluster_conn, &cluster_cred, AIFS_ROOT_INO, "f",
+			   &entry), "unlink");
+}
+
+/*
+ * The MDS dies once it committed a rebuilt layout (mds.rebuild.crash),
+ * before it fenced the group or had the new member copy.  Restarted, it
+ * has nothing left to do for the file; the new member, its mark older
+ * than 30 s, asks it for the layout, fences the survivor and catches up
+ * on its own.
+ */
+static void finished_alone(void)
+{
+	struct relayout r = { 0 };
+	struct ds_proc *lost, *kept, *added;
+	struct chunk_at c;
+	int err;
+
+	new_file("g", &r, &lost, &kept);
+	setenv("AIFS_FAIL", "mds.rebuild.crash", 1);
+	cluster_mds_restart();
+	unsetenv("AIFS_FAIL");
+	ds_stop(lost, SIGKILL);
+	CHECK(cluster_mds_revive(WAIT_MS),
+	      "the MDS did not die at mds.rebuild.crash");
+	CHECK(relaid(&r), "the layout was not committed before the crash");
+	added = cluster_proc(le32_to_cpu(r.layout.targets[1]));
+	CHECK(added && added != lost && added != kept, "new member %u",
+	      le32_to_cpu(r.layout.targets[1]));
+	if (!added)
+		return;
+	c = (struct chunk_at){ added, r.ino, 0 };
+	CHECK(cluster_wait(serves, &c, 90000),
+	      "the new member did not catch up on its own");
+	same_copies(&r, kept, added);
+	ds_fill(want, sizeof(want), 78);
+	err = ds_write_gen(kept, r.ino, 1, want, sizeof(want),
+			   &(u32){ lost->id }, 1, 1);
+	CHECK(err == -EREMCHG, "the survivor was not fenced: %d", err);
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IONBF, 0);
+	setenv("AIFS_FAIL", "request.delay:opcode=73:value=1500", 1);
+	cluster_setup(4, GRACE_MS,
+		      "default_replicas = 2\nrebuild_delay_s = 1\n");
+	unsetenv("AIFS_FAIL");
+	rebuilt();
+	finished_alone();
 	return test_result();
 }

@@ -12,7 +12,9 @@
  * Then the replica is stopped (SIGSTOP), not killed: counted out, and an
  * overwrite of chunk 1 acknowledged without it, it is let go on.  It
  * never serves its old copy: its lease from the MDS ran out while it
- * slept, and it catches up before it serves again.
+ * slept, and it catches up before it serves again.  Then the MDS stalls
+ * past the grace: all servers come back SYNCING and catch up from the
+ * one of each group counted out last.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -183,6 +185,25 @@ static void asleep_while_written(struct ds_proc *p, struct ds_proc *r,
 }
 
 /*
+ * The MDS stalls (SIGSTOP) past the grace: once it runs again it counts
+ * every server out at once, and all come back SYNCING; no group has a
+ * member that serves, and in each the one counted out last is the
+ * source. All UP again, the bytes there.
+ */
+static void mds_stalled(struct ds_proc *p, struct ds_proc *r, u64 ino)
+{
+	int three = 3;
+
+	CHECK(!kill(cluster_mds.srv.pid, SIGSTOP), "SIGSTOP of the MDS");
+	test_sleep_ms(3 * GRACE_MS);
+	CHECK(!kill(cluster_mds.srv.pid, SIGCONT), "SIGCONT of the MDS");
+	CHECK(cluster_wait(cluster_up_count, &three, WAIT_MS),
+	      "not all UP again after the MDS stalled");
+	get(p, ino, 1);
+	get(r, ino, 1);
+}
+
+/*
  * Both copies go, the primary first: the replica, back alone, holds the
  * last copy (nothing was written without it) and serves again without a
  * peer to catch up from.
@@ -251,6 +272,7 @@ int main(void)
 		CHECK(!memcmp(a, b, sizeof(a)), "chunk %u: CRCs differ", i);
 	}
 	asleep_while_written(p, r, rid, ino);
+	mds_stalled(p, r, ino);
 	last_copy(p, r, ino);
 	return test_result();
 }

@@ -38,6 +38,11 @@ enum aifs_fail_point {
 	AIFS_FAIL_DS_READ_ERROR,
 	/* aifs-mds: the server dies once a batch is committed, unanswered. */
 	AIFS_FAIL_MDS_COMMIT_CRASH,
+	/*
+	 * aifs-mds: the server dies once a rebuild committed a file's new
+	 * layout, before it fenced the group and had the new member catch up.
+	 */
+	AIFS_FAIL_MDS_REBUILD_CRASH,
 	AIFS_FAIL_NR_POINTS
 };
 
