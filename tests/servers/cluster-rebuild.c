@@ -176,7 +176,8 @@ static void finished_alone(void)
 int main(void)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
-	setenv("AIFS_FAIL", "request.delay:opcode=73:value=1500", 1);
+	/* a few CHUNK_SYNCs slow, so that catching up can be seen */
+	setenv("AIFS_FAIL", "request.delay:opcode=73:value=1500:times=4", 1);
 	cluster_setup(4, GRACE_MS,
 		      "default_replicas = 2\nrebuild_delay_s = 1\n");
 	unsetenv("AIFS_FAIL");

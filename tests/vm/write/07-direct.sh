@@ -4,7 +4,7 @@
 # cold cache, read direct, through the data servers with aifs-put -g),
 # the page cache of the same file kept coherent both ways, short reads
 # at EOF and holes. The errors are 04-errors's; aifs-fsx in mode direct is
-# 05-fsx-direct.
+# 05-fsx.
 . "$AIFS_TOP/tests/vm/lib.sh"
 
 MiB=1048576
