@@ -381,6 +381,21 @@ static bool sync_in_step(struct sync_call *s, const struct sync_item *it)
 	return sync_same_crcs(s, it);
 }
 
+/*
+ * The peer's copy of @it is stale (it missed a write: a forward found a
+ * gap) and ours is whole and newer: ours has every write acknowledged
+ * (one acknowledged without the peer was written here), and the peer
+ * catches up from us once we serve.  Waiting for the peer instead would
+ * wait for ever when we are its only source.
+ */
+static bool sync_newer_here(const struct sync_item *it)
+{
+	const struct aifs_chunk_entry *o = it->ours, *t = it->theirs;
+
+	return o && !(le16_to_cpu(o->flags) & AIFS_CHUNK_STALE) &&
+	       le64_to_cpu(o->version) > le64_to_cpu(t->version);
+}
+
 /* Our copy of @index is whole and at least at @version. */
 static bool sync_caught_up(struct sync_call *s, u32 index, u64 version)
 {
@@ -421,7 +436,7 @@ static int sync_item(struct sync_call *s, const struct sync_item *it)
 		return ds_chunk_delete(s->ds, &id, 0, 0);
 	}
 	if (le16_to_cpu(it->theirs->flags) & AIFS_CHUNK_STALE)
-		return -EAGAIN;
+		return sync_newer_here(it) ? 0 : -EAGAIN;
 	if (sync_in_step(s, it))
 		return 0;
 	version = le64_to_cpu(it->theirs->version);

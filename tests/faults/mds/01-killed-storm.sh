@@ -6,7 +6,7 @@
 # database checks clean (aifs-mds --check).
 . "$AIFS_TOP/tests/vm/lib.sh"
 
-OPS=${AIFS_STORM_OPS:-300}
+OPS=300
 # timeo=300: the session waits out the restart of the MDS
 mount_cluster /mnt/a timeo=300
 mkdir /mnt/a/s
