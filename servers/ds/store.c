@@ -453,6 +453,35 @@ int ds_inode_load(struct ds *ds, u64 ino, struct ds_inode_rec *rec)
 }
 
 /*
+ * @len bytes of @buf at the start of the file @path (created if need be,
+ * in place otherwise: a record of a fixed size), durably, and its name
+ * too: a new name must survive a crash as well.
+ */
+int ds_file_put(const char *path, const void *buf, size_t len)
+{
+	char dir[PATH_MAX], *slash;
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (ds_pwrite_all(fd, buf, len, 0) || fdatasync(fd))
+		err = -EIO;
+	close(fd);
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return err ? err : -errno;
+	if (fsync(fd) && !err)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/*
  * The record of @ino, durably: once a truncation is acknowledged the MDS
  * forgets it, and the next one is refused until this one is recorded.
  */
@@ -462,29 +491,12 @@ int ds_inode_store(struct ds *ds, u64 ino, const struct ds_inode_rec *rec)
 		.fence = cpu_to_le32(rec->fence),
 		.layout_gen = cpu_to_le32(rec->layout_gen),
 	};
-	char path[PATH_MAX], *slash;
-	int fd, dfd, err = 0;
+	char path[PATH_MAX];
+	int err;
 
 	ds_inode_path(ds, ino, path, sizeof(path));
 	err = ds_mkdirs(path);
-	if (err)
-		return err;
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	if (ds_pwrite_all(fd, &d, sizeof(d), 0) || fdatasync(fd))
-		err = -EIO;
-	close(fd);
-	/* A new name must survive a crash too. */
-	slash = strrchr(path, '/');
-	*slash = 0;
-	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return err ? err : -errno;
-	if (fsync(dfd) && !err)
-		err = -errno;
-	close(dfd);
-	return err;
+	return err ? err : ds_file_put(path, &d, sizeof(d));
 }
 
 /* Raise @ino's record to @fence and @layout_gen where they are above it. */

@@ -78,9 +78,9 @@ int ds_catchup_init(struct ds *ds)
 static int ds_catchup_mark(struct ds *ds, u64 ino,
 			   const struct aifs_layout *layout)
 {
-	char path[PATH_MAX], dir[PATH_MAX];
+	char path[PATH_MAX];
 	bool fresh;
-	int fd, err = 0;
+	int err;
 
 	ds_catchup_path(ds, ino, path, sizeof(path));
 	if (!layout) {
@@ -91,22 +91,9 @@ static int ds_catchup_mark(struct ds *ds, u64 ino,
 		return errno == ENOENT ? 0 : -errno;
 	}
 	fresh = access(path, F_OK) != 0;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	if (ds_pwrite_all(fd, layout, sizeof(*layout), 0) || fsync(fd))
-		err = -EIO;
-	close(fd);
-	if (err)
-		return err;
-	if (fresh)
+	err = ds_file_put(path, layout, sizeof(*layout));
+	if (!err && fresh)
 		atomic_fetch_add(&ds->catching_up, 1);
-	snprintf(dir, sizeof(dir), "%s/catchup", ds->cfg.data_dir);
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || fsync(fd))
-		err = -errno;
-	if (fd >= 0)
-		close(fd);
 	return err;
 }
 
@@ -705,6 +692,8 @@ static void ds_catchup_inode(struct ds *ds, u64 ino, const char *path)
 		ds_catchup_mark(ds, ino, NULL);
 		return;
 	}
+	if (err == -EAGAIN)
+		return;		/* not committed (yet): nothing to say each pass */
 	if (!err)
 		err = ds_catchup_fence(ds, &r);
 	while (!err) {
