@@ -276,15 +276,17 @@ static int rebuild_group(struct mds *mds, struct rebuild *rb, u32 lost,
 
 	for (i = 0; i < w; i++) {
 		members[i] = le32_to_cpu(group[i]);
-		if (members[i] == lost) {
+		if (members[i] == lost)
 			at = i;
-		} else if (ds_serves(mds, members[i])) {
+	}
+	if (at == w)
+		return 0;	/* a group the rebuild leaves as it is */
+	for (i = 0; i < w; i++) {
+		if (i != at && ds_serves(mds, members[i])) {
 			ids_add(rb->fenced, &rb->nr_fenced, members[i]);
 			nr_serving++;
 		}
 	}
-	if (at == w)
-		return 0;
 	if (!nr_serving)
 		return -EAGAIN;
 	for (i = 0; i < n; i++)
