@@ -66,8 +66,8 @@ static int aifs_file_opened(struct inode *inode, const struct aifs_open_rep *rep
  * connection of the session; but only once, on the connection there is:
  * close(2) never waits for a dead cluster. A CLOSE lost so leaves the
  * open on the MDS until this client's sessions end. With @commit, it
- * carries the size and mtime of the writes (AIFS_CLOSE_SIZE); they stay
- * uncommitted when it fails.
+ * carries the size and mtime of the writes (AIFS_CLOSE_SIZE); when it
+ * fails they stay uncommitted and the inode dirty, for aifs_write_inode().
  */
 static int aifs_file_close_call(struct inode *inode,
 				const struct aifs_file *af, bool commit)
@@ -95,8 +95,10 @@ static int aifs_file_close_call(struct inode *inode,
 		spin_unlock(&inode->i_lock);
 	}
 	err = aifs_mds_call(inode->i_sb, &m);
-	if (err && commit)
+	if (err && commit) {
 		set_bit(AIFS_I_WRITTEN, &AIFS_I(inode)->flags);
+		mark_inode_dirty_sync(inode);
+	}
 	if (!err && commit)
 		err = aifs_inode_update_own(inode, &rep.attr);
 	return err;

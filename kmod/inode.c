@@ -555,6 +555,31 @@ int aifs_inode_commit(struct inode *inode, u64 handle)
 	return aifs_inode_update_own(inode, &rep.attr);
 }
 
+/**
+ * aifs_write_inode - super_operations->write_inode
+ * @inode: an inode the VFS writes back
+ * @wbc: unused: the call is the same for sync(2) and the flusher
+ *
+ * A file whose last CLOSE could not commit the size and mtime of its
+ * writes (the MDS was away: the close does not wait for it) is dirty, so
+ * that it is not evicted with them: they are committed here, with no open
+ * handle (the MDS checks write access), and the inode stays dirty while
+ * that fails, unless the file is gone.
+ *
+ * Return: 0 or the commit's negative errno.
+ */
+int aifs_write_inode(struct inode *inode, struct writeback_control *wbc)
+{
+	int err;
+
+	if (!S_ISREG(inode->i_mode))
+		return 0;
+	err = aifs_inode_commit(inode, 0);
+	if (err && err != -ESTALE)
+		mark_inode_dirty_sync(inode);
+	return err;
+}
+
 /* Close-to-open: what another client changed is seen from this open on. */
 int aifs_open(struct inode *inode, struct file *file)
 {

@@ -606,6 +606,7 @@ int aifs_open(struct inode *inode, struct file *file);
 void aifs_ts_to_wire(struct aifs_timespec *w, const struct timespec64 *ts);
 void aifs_inode_written(struct inode *inode, loff_t end);
 int aifs_inode_commit(struct inode *inode, u64 handle);
+int aifs_write_inode(struct inode *inode, struct writeback_control *wbc);
 
 /*
  * namei.c

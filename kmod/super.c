@@ -104,6 +104,7 @@ static int aifs_statfs(struct dentry *dentry, struct kstatfs *buf)
 static const struct super_operations aifs_super_ops = {
 	.alloc_inode	= aifs_alloc_inode,
 	.free_inode	= aifs_free_inode,
+	.write_inode	= aifs_write_inode,
 	.statfs		= aifs_statfs,
 	.show_options	= aifs_show_options,
 };
