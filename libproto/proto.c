@@ -79,6 +79,10 @@ AIFS_SIZE_CHECK(struct aifs_ds_scrub_rep, AIFS_DS_SCRUB_REP_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_entry, AIFS_CHUNK_ENTRY_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_list_req, AIFS_CHUNK_LIST_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_list_rep, AIFS_CHUNK_LIST_REP_SIZE);
+AIFS_SIZE_CHECK(struct aifs_ds_inodes_req, AIFS_DS_INODES_REQ_SIZE);
+AIFS_SIZE_CHECK(struct aifs_ds_inodes_rep, AIFS_DS_INODES_REP_SIZE);
+AIFS_SIZE_CHECK(struct aifs_mds_fsck_req, AIFS_MDS_FSCK_REQ_SIZE);
+AIFS_SIZE_CHECK(struct aifs_mds_fsck_rep, AIFS_MDS_FSCK_REP_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_sync_req, AIFS_CHUNK_SYNC_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_sync_rep, AIFS_CHUNK_SYNC_REP_SIZE);
 
@@ -454,6 +458,8 @@ enum aifs_part_kind {
 	AIFS_P_CRCS,		/* counted __le32 CRCs */
 	AIFS_P_DSLIST,		/* counted struct aifs_ds_info */
 	AIFS_P_CHUNKS,		/* counted struct aifs_chunk_entry */
+	AIFS_P_INOS,		/* counted __le64 inode numbers */
+	AIFS_P_TEXT,		/* lines of text for people */
 };
 
 /*
@@ -483,6 +489,9 @@ static const struct aifs_part_kind_desc {
 			    aifs_ds_list_valid },
 	[AIFS_P_CHUNKS] = { 4, AIFS_CHUNK_ENTRY_SIZE, AIFS_CHUNK_LIST_MAX,
 			    -EBADMSG, NULL },
+	[AIFS_P_INOS] = { 4, sizeof(__le64), AIFS_DS_INODES_MAX, -EBADMSG,
+			  NULL },
+	[AIFS_P_TEXT] = { 4, 1, AIFS_FSCK_TEXT_MAX, -EBADMSG, NULL },
 };
 
 static int aifs_part_valid(u8 kind, const void *data, u32 len)
@@ -836,6 +845,22 @@ static int aifs_check_chunk_list_req(const void *fixed)
 	return aifs_chunk_id_check(&m->id);
 }
 
+static int aifs_check_ds_inodes_req(const void *fixed)
+{
+	const struct aifs_ds_inodes_req *m = fixed;
+	u32 n = le32_to_cpu(m->max);
+
+	return !n || n > AIFS_DS_INODES_MAX ? -EINVAL : 0;
+}
+
+static int aifs_check_mds_fsck_req(const void *fixed)
+{
+	const struct aifs_mds_fsck_req *m = fixed;
+
+	return le32_to_cpu(m->flags) & ~AIFS_FSCK_KNOWN || m->reserved ?
+		-EINVAL : 0;
+}
+
 static int aifs_check_chunk_sync_req(const void *fixed)
 {
 	const struct aifs_chunk_sync_req *m = fixed;
@@ -998,6 +1023,12 @@ static const struct aifs_op_desc {
 	[AIFS_OP_CHUNK_SYNC] = { "CHUNK_SYNC",
 		MSG0(struct aifs_chunk_sync_req, aifs_check_chunk_sync_req),
 		MSG0(struct aifs_chunk_sync_rep, NULL) },
+	[AIFS_OP_DS_INODES] = { "DS_INODES",
+		MSG0(struct aifs_ds_inodes_req, aifs_check_ds_inodes_req),
+		MSG1(struct aifs_ds_inodes_rep, NULL, count, AIFS_P_INOS) },
+	[AIFS_OP_MDS_FSCK] = { "MDS_FSCK",
+		MSG0(struct aifs_mds_fsck_req, aifs_check_mds_fsck_req),
+		MSG1(struct aifs_mds_fsck_rep, NULL, text_len, AIFS_P_TEXT) },
 #undef AIFS_PART
 #undef MSG0
 #undef MSG1

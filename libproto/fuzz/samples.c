@@ -54,6 +54,10 @@ union aifs_sample_fixed {
 	struct aifs_chunk_list_rep chunk_list_rep;
 	struct aifs_chunk_sync_req chunk_sync_req;
 	struct aifs_chunk_sync_rep chunk_sync_rep;
+	struct aifs_ds_inodes_req ds_inodes_req;
+	struct aifs_ds_inodes_rep ds_inodes_rep;
+	struct aifs_mds_fsck_req mds_fsck_req;
+	struct aifs_mds_fsck_rep mds_fsck_rep;
 };
 
 /* Long enough for the largest part of any message. */
@@ -452,6 +456,29 @@ static void aifs_sample_other(u16 op, bool reply, bool max,
 		f->ds_scrub_rep.rate_mib = cpu_to_le32(32);
 		f->ds_scrub_rep.pass_total = cpu_to_le64(1000);
 		f->ds_scrub_rep.bytes = cpu_to_le64(1ULL << 30);
+		break;
+	case AIFS_OP_DS_INODES * 2:
+		memcpy(f->ds_inodes_req.fs_uuid, aifs_sample_uuid, 16);
+		f->ds_inodes_req.after = cpu_to_le64(77);
+		f->ds_inodes_req.dir = cpu_to_le32(300);
+		f->ds_inodes_req.max = cpu_to_le32(AIFS_DS_INODES_MAX);
+		break;
+	case AIFS_OP_DS_INODES * 2 + 1:
+		f->ds_inodes_rep.after = cpu_to_le64(99);
+		f->ds_inodes_rep.dir = cpu_to_le32(301);
+		p[0] = aifs_sample_fill(bytes, 0x3c, (max ? AIFS_DS_INODES_MAX :
+						      3) * sizeof(__le64));
+		break;
+	case AIFS_OP_MDS_FSCK * 2:
+		f->mds_fsck_req.flags = cpu_to_le32(AIFS_FSCK_START |
+						    AIFS_FSCK_REPAIR);
+		break;
+	case AIFS_OP_MDS_FSCK * 2 + 1:
+		f->mds_fsck_rep.running = cpu_to_le32(1);
+		f->mds_fsck_rep.inodes = cpu_to_le64(1000);
+		f->mds_fsck_rep.found[AIFS_FSCK_LINKS] = cpu_to_le64(2);
+		p[0] = aifs_sample_fill(bytes, 'x', max ? AIFS_FSCK_TEXT_MAX :
+					40);
 		break;
 	}
 }

@@ -29,6 +29,7 @@
  *      reserved fields of CHUNK_TRUNCATE and CHUNK_DELETE became @fence;
  *      AIFS_IO_ZERO (a CHUNK_WRITE of zeros with no data: hole punching);
  *      FAIL_SET (fault injection), DS_SCRUB, CHUNK_LIST, CHUNK_SYNC,
+ *      DS_INODES, MDS_FSCK,
  *      CHUNK_WRITE's @ahead and @layout_gen, CHUNK_SYNC's @flags,
  *      AIFS_DS_SYNCING, and DS_REGISTER's reply got @grace_ms.
  */
@@ -209,6 +210,7 @@ enum aifs_opcode {
 	AIFS_OP_MAP_GET		= 48,
 	AIFS_OP_DS_REGISTER	= 49,
 	AIFS_OP_DS_HEARTBEAT	= 50,
+	AIFS_OP_MDS_FSCK	= 51,	/* admin -> MDS: start an fsck, or ask */
 
 	AIFS_OP_CHUNK_READ	= 64,
 	AIFS_OP_CHUNK_WRITE	= 65,
@@ -220,6 +222,7 @@ enum aifs_opcode {
 	AIFS_OP_DS_SCRUB	= 71,	/* start a scrub pass, or ask how it goes */
 	AIFS_OP_CHUNK_LIST	= 72,	/* the chunks of an inode a server holds */
 	AIFS_OP_CHUNK_SYNC	= 73,	/* MDS -> DS: catch up an inode's chunks */
+	AIFS_OP_DS_INODES	= 74,	/* the inodes a server holds chunks of */
 };
 
 /* Who is connecting, in HELLO. */
@@ -1483,5 +1486,119 @@ struct aifs_chunk_sync_rep {
 };
 
 #define AIFS_CHUNK_SYNC_REP_SIZE 16
+
+/* Inode numbers of a DS_INODES reply, at most */
+#define AIFS_DS_INODES_MAX	1024
+
+/* DS_INODES cursor: the walk is over */
+#define AIFS_DS_INODES_END	0xffffffffU
+
+/**
+ * struct aifs_ds_inodes_req - DS_INODES (MDS -> DS): the inodes this
+ *     server holds chunks of, a part of its store at a time
+ * @fs_uuid:  the file system's (EXDEV for another)
+ * @after:    with @dir, where to go on: 0 and 0 at first, then the
+ *            reply's
+ * @dir:      the store's directory to go on in (the server's own order)
+ * @max:      inode numbers wanted, 1..AIFS_DS_INODES_MAX
+ *
+ * A reply may hold fewer than @max, even none, before the end: a call
+ * looks at a bounded part of the store.
+ */
+struct aifs_ds_inodes_req {
+	__u8 fs_uuid[16];
+	__le64 after;
+	__le32 dir;
+	__le32 max;
+};
+
+#define AIFS_DS_INODES_REQ_SIZE	32
+
+/**
+ * struct aifs_ds_inodes_rep - DS_INODES; @count __le64 inode numbers
+ *                             follow, each once
+ * @after:  cursor for the next call, with @dir
+ * @dir:    cursor, or AIFS_DS_INODES_END: nothing more
+ * @count:  inode numbers following
+ */
+struct aifs_ds_inodes_rep {
+	__le64 after;
+	__le32 dir;
+	__le32 count;
+};
+
+#define AIFS_DS_INODES_REP_SIZE	16
+
+/* MDS_FSCK flags */
+#define AIFS_FSCK_START		(1U << 0)	/* begin a pass, unless one runs */
+#define AIFS_FSCK_REPAIR	(1U << 1)	/* with START: repair what it finds */
+#define AIFS_FSCK_KNOWN		0x3U
+
+/* What an fsck finds (Documentation/fsck.md), and what repairs it. */
+enum aifs_fsck_kind {
+	AIFS_FSCK_DANGLING,	/* an entry names no inode: removed */
+	AIFS_FSCK_DIRSEQ,	/* readdir's table disagrees with the names */
+	AIFS_FSCK_LINKS,	/* a link or entry count, or the orphan list */
+	AIFS_FSCK_NAMELESS,	/* an inode without a name: to /lost+found */
+	AIFS_FSCK_ORPHAN_CHUNKS,	/* chunks no layout places there: deleted */
+	AIFS_FSCK_MISSING_COPY,	/* a copy behind its group: caught up */
+	AIFS_FSCK_PAST_SIZE,	/* bytes past a closed file's size: cut */
+	AIFS_FSCK_OTHER,	/* damaged records and the like: reported */
+	AIFS_FSCK_KINDS,
+};
+
+/* Problems an MDS_FSCK reply describes in words, at most */
+#define AIFS_FSCK_TEXT_MAX	8192
+
+/**
+ * struct aifs_mds_fsck_req - MDS_FSCK
+ * @flags:    AIFS_FSCK_*; 0 only asks how the current or last pass goes
+ * @reserved: zero
+ */
+struct aifs_mds_fsck_req {
+	__le32 flags;
+	__le32 reserved;
+};
+
+#define AIFS_MDS_FSCK_REQ_SIZE	8
+
+/**
+ * struct aifs_mds_fsck_rep - the current or last fsck pass; @text_len
+ *     bytes follow: its first problems, a line each
+ * @running:   1 while a pass runs
+ * @flags:     the pass's AIFS_FSCK_* flags
+ * @passes:    passes ended since the MDS started
+ * @started:   when the pass began (Unix seconds; 0: none yet)
+ * @finished:  when it ended (0: running, or none)
+ * @inodes:    inode records checked
+ * @entries:   directory entries checked
+ * @files:     files whose copies were compared
+ * @chunk_inodes: inodes the data servers hold chunks of, checked
+ * @servers:   data servers checked
+ * @skipped:   data servers not checked (down, or not answering)
+ * @found:     problems found, by enum aifs_fsck_kind
+ * @repaired:  of those, repaired
+ * @error:     0, or the errno that ended the pass early
+ * @text_len:  bytes of text following
+ */
+struct aifs_mds_fsck_rep {
+	__le32 running;
+	__le32 flags;
+	__le64 passes;
+	__le64 started;
+	__le64 finished;
+	__le64 inodes;
+	__le64 entries;
+	__le64 files;
+	__le64 chunk_inodes;
+	__le32 servers;
+	__le32 skipped;
+	__le64 found[AIFS_FSCK_KINDS];
+	__le64 repaired[AIFS_FSCK_KINDS];
+	__le32 error;
+	__le32 text_len;
+};
+
+#define AIFS_MDS_FSCK_REP_SIZE	208
 
 #endif /* AIFS_PROTO_H */
