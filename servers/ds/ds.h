@@ -184,6 +184,7 @@ int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags,
 typedef int ds_chunk_fn(struct ds *ds, const struct aifs_chunk_id *id,
 			void *arg);
 int ds_store_walk(struct ds *ds, ds_chunk_fn *fn, void *arg);
+int ds_store_inodes(struct ds *ds, u32 *dir, u64 *after, u32 max, u64 *out);
 int ds_store_list(struct ds *ds, u64 ino, u32 from, u32 max,
 		  struct aifs_chunk_entry *out, bool *more);
 

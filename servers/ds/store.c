@@ -535,15 +535,14 @@ static bool ds_chunk_name(const char *name, const char *suffix,
 	return true;
 }
 
-/* Whether data file @name of inode @ino goes with a CHUNK_DELETE. */
-static bool ds_delete_match(const char *name, u64 ino, u32 index, u32 flags,
-			    struct aifs_chunk_id *id)
+/* Whether chunk @found goes with a CHUNK_DELETE of @ino. */
+static bool ds_delete_match(const struct aifs_chunk_id *found, u64 ino,
+			    u32 index, u32 flags)
 {
-	u32 n_index;
+	u32 n_index = le32_to_cpu(found->index);
 
-	if (!ds_chunk_name(name, "", id) || le64_to_cpu(id->ino) != ino)
+	if (le64_to_cpu(found->ino) != ino)
 		return false;
-	n_index = le32_to_cpu(id->index);
 	if (flags & AIFS_DELETE_INODE)
 		return true;
 	if (flags & AIFS_DELETE_FROM)
@@ -568,6 +567,56 @@ static bool ds_chunk_has_cut(struct ds *ds, const struct aifs_chunk_id *id,
 	return in;
 }
 
+/* What ds_dir_each() calls for each chunk data file: 0 goes on. */
+typedef int ds_dir_fn(const char *dir, const char *name,
+		      const struct aifs_chunk_id *id, void *arg);
+
+/* @fn for each chunk data file in @dir (chunks/<h1>/<h2>), any inode's. */
+static int ds_dir_each(const char *dir, ds_dir_fn *fn, void *arg)
+{
+	struct aifs_chunk_id id = { 0 };
+	struct dirent *de;
+	int ret = 0;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while (!ret && (de = readdir(d)))
+		if (ds_chunk_name(de->d_name, "", &id))
+			ret = fn(dir, de->d_name, &id, arg);
+	closedir(d);
+	return ret;
+}
+
+struct ds_delete {
+	struct ds *ds;
+	const struct aifs_chunk_id *id;
+	u32 flags, fence;
+};
+
+static int ds_delete_one(const char *dir, const char *name,
+			 const struct aifs_chunk_id *found, void *arg)
+{
+	struct ds_delete *del = arg;
+	struct aifs_chunk_id victim = *del->id;
+	char path[PATH_MAX];
+	struct ds_lock lock;
+
+	if (!ds_delete_match(found, le64_to_cpu(del->id->ino),
+			     le32_to_cpu(del->id->index), del->flags) ||
+	    snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+	    (int)sizeof(path))
+		return 0;
+	victim.index = found->index;
+	victim.fragment = found->fragment;
+	ds_chunk_lock(del->ds, &victim, true, &lock);
+	if (!ds_chunk_has_cut(del->ds, &victim, del->fence))
+		ds_chunk_unlink(del->ds, path);
+	ds_chunk_unlock(del->ds, &lock);
+	return 0;
+}
+
 /*
  * CHUNK_DELETE: what is absent is deleted already; with @fence, what
  * holds that truncation already (ds_chunk_has_cut()) stays.
@@ -575,36 +624,19 @@ static bool ds_chunk_has_cut(struct ds *ds, const struct aifs_chunk_id *id,
 int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags,
 		    u32 fence)
 {
+	struct ds_delete del = { ds, id, flags, fence };
 	u64 ino = le64_to_cpu(id->ino);
-	struct aifs_chunk_id victim = *id;
-	struct ds_lock lock;
 	char dir[PATH_MAX - 64], path[PATH_MAX];
-	struct dirent *de;
-	DIR *d;
+	int err;
 
 	ds_inode_dir(ds, ino, dir, sizeof(dir));
-	d = opendir(dir);
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	while ((de = readdir(d))) {
-		if (!ds_delete_match(de->d_name, ino, le32_to_cpu(id->index),
-				     flags, &victim))
-			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >=
-		    (int)sizeof(path))
-			continue;
-		ds_chunk_lock(ds, &victim, true, &lock);
-		if (!ds_chunk_has_cut(ds, &victim, fence))
-			ds_chunk_unlink(ds, path);
-		ds_chunk_unlock(ds, &lock);
-	}
-	closedir(d);
+	err = ds_dir_each(dir, ds_delete_one, &del);
 	/* Inode numbers are never reused: its truncations are over. */
-	if (flags & AIFS_DELETE_INODE) {
+	if (!err && (flags & AIFS_DELETE_INODE)) {
 		ds_inode_path(ds, ino, path, sizeof(path));
 		unlink(path);
 	}
-	return 0;
+	return err;
 }
 
 static int ds_entry_cmp(const void *a, const void *b)
@@ -640,6 +672,51 @@ static int ds_list_one(struct ds *ds, const struct aifs_chunk_id *id,
 	return err ? 0 : 1;
 }
 
+/* A growing array of what a directory of the store holds. */
+struct ds_found {
+	void *v;
+	size_t nr, room, size;
+};
+
+static void *ds_found_add(struct ds_found *f)
+{
+	void *grown;
+
+	if (f->nr == f->room) {
+		f->room = f->room ? 2 * f->room : 64;
+		grown = realloc(f->v, f->room * f->size);
+		if (!grown)
+			return NULL;
+		f->v = grown;
+	}
+	return (char *)f->v + f->nr++ * f->size;
+}
+
+struct ds_list_scan {
+	struct ds_found found;	/* struct aifs_chunk_entry, index and fragment */
+	u64 ino;
+	u32 from;
+};
+
+static int ds_list_found(const char *dir, const char *name,
+			 const struct aifs_chunk_id *id, void *arg)
+{
+	struct ds_list_scan *scan = arg;
+	struct aifs_chunk_entry *e;
+
+	(void)dir;
+	(void)name;
+	if (le64_to_cpu(id->ino) != scan->ino ||
+	    le32_to_cpu(id->index) < scan->from)
+		return 0;
+	e = ds_found_add(&scan->found);
+	if (!e)
+		return -ENOMEM;
+	e->index = id->index;
+	e->fragment = id->fragment;
+	return 0;
+}
+
 /*
  * The chunks of @ino here from index @from on, by index and fragment, at
  * most @max into @out: their number (*@more: some were left out), or
@@ -648,46 +725,101 @@ static int ds_list_one(struct ds *ds, const struct aifs_chunk_id *id,
 int ds_store_list(struct ds *ds, u64 ino, u32 from, u32 max,
 		  struct aifs_chunk_entry *out, bool *more)
 {
-	struct aifs_chunk_entry *all = NULL, *grown;
+	struct ds_list_scan scan = {
+		.found.size = sizeof(struct aifs_chunk_entry),
+		.ino = ino, .from = from,
+	};
 	struct aifs_chunk_id id = { .ino = cpu_to_le64(ino) };
-	size_t nr = 0, room = 0, i, kept = 0;
+	struct aifs_chunk_entry *all;
 	char dir[PATH_MAX - 64];
-	struct dirent *de;
-	DIR *d;
+	size_t i, kept = 0;
+	int err;
 
 	*more = false;
 	ds_inode_dir(ds, ino, dir, sizeof(dir));
-	d = opendir(dir);
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	while ((de = readdir(d))) {
-		if (!ds_chunk_name(de->d_name, "", &id) ||
-		    le64_to_cpu(id.ino) != ino || le32_to_cpu(id.index) < from)
-			continue;
-		if (nr == room) {
-			room = room ? 2 * room : 64;
-			grown = realloc(all, room * sizeof(*all));
-			if (!grown) {
-				closedir(d);
-				free(all);
-				return -ENOMEM;
-			}
-			all = grown;
-		}
-		all[nr].index = id.index;
-		all[nr++].fragment = id.fragment;
+	err = ds_dir_each(dir, ds_list_found, &scan);
+	all = scan.found.v;
+	if (err) {
+		free(all);
+		return err;
 	}
-	closedir(d);
-	qsort(all, nr, sizeof(*all), ds_entry_cmp);
+	qsort(all, scan.found.nr, sizeof(*all), ds_entry_cmp);
 	memcpy(id.fs_uuid, ds->ident.fs_uuid, sizeof(id.fs_uuid));
-	for (i = 0; i < nr && kept < max; i++) {
+	for (i = 0; i < scan.found.nr && kept < max; i++) {
 		id.index = all[i].index;
 		id.fragment = all[i].fragment;
 		kept += ds_list_one(ds, &id, &out[kept]);
 	}
-	*more = i < nr;
+	*more = i < scan.found.nr;
 	free(all);
 	return kept;
+}
+
+static int ds_inodes_found(const char *dir, const char *name,
+			   const struct aifs_chunk_id *id, void *arg)
+{
+	u64 *ino = ds_found_add(arg);
+
+	(void)dir;
+	(void)name;
+	if (!ino)
+		return -ENOMEM;
+	*ino = le64_to_cpu(id->ino);
+	return 0;
+}
+
+static int ds_u64_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Directories of the store (chunks/<h1>/<h2>: ds_hash_ino()'s range) */
+#define DS_STORE_DIRS		0x10000U
+/* looked at by one DS_INODES call, at most */
+#define DS_INODES_DIRS		4096U
+
+/*
+ * From directory @*dir of the store on (in it, above inode @*after), the
+ * inodes with chunks here, each once, at most @max into @out, looking at
+ * DS_INODES_DIRS directories at most: their number, with the cursor
+ * moved past them (*@dir is AIFS_DS_INODES_END at the end); or -errno.
+ */
+int ds_store_inodes(struct ds *ds, u32 *dir, u64 *after, u32 max, u64 *out)
+{
+	struct ds_found found = { .size = sizeof(u64) };
+	char path[PATH_MAX];
+	u32 looked = 0, n = 0;
+	u64 *inos;
+	size_t i;
+	int err = 0;
+
+	for (; *dir < DS_STORE_DIRS && looked < DS_INODES_DIRS && !err;
+	     looked++) {
+		snprintf(path, sizeof(path), "%s/chunks/%02x/%02x",
+			 ds->cfg.data_dir, *dir >> 8, *dir & 0xff);
+		found.nr = 0;
+		err = ds_dir_each(path, ds_inodes_found, &found);
+		inos = found.v;
+		if (!err)
+			qsort(inos, found.nr, sizeof(*inos), ds_u64_cmp);
+		for (i = 0; !err && i < found.nr; i++) {
+			if (inos[i] <= *after)
+				continue;	/* a chunk of one listed */
+			if (n == max)
+				goto out;	/* the rest of this directory */
+			out[n++] = inos[i];
+			*after = inos[i];
+		}
+		(*dir)++;
+		*after = 0;
+	}
+	if (*dir >= DS_STORE_DIRS)
+		*dir = AIFS_DS_INODES_END;
+out:
+	free(found.v);
+	return err ? err : (int)n;
 }
 
 /* The chunks under chunks/<h1>/<h2>/ of @path at @depth: see ds_store_walk. */

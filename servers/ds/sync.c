@@ -836,12 +836,59 @@ static int ds_list_handler(struct aifs_request *req)
 	return 0;
 }
 
+/* DS_INODES: the inodes with chunks here, for the MDS's fsck. */
+static int ds_inodes_handler(struct aifs_request *req)
+{
+	struct aifs_ds_inodes_rep rep = { 0 };
+	struct aifs_ds_inodes_req r;
+	struct ds *ds = req->data;
+	struct aifs_span part;
+	u64 *inos, after;
+	u32 dir, i;
+	size_t size;
+	int n;
+
+	n = aifs_decode_ds_inodes_req(req->payload, req->payload_len, &r,
+				      NULL);
+	if (!n && memcmp(r.fs_uuid, ds->ident.fs_uuid, 16))
+		n = -EXDEV;
+	if (n)
+		return n;
+	inos = calloc(le32_to_cpu(r.max), sizeof(*inos));
+	if (!inos)
+		return -ENOMEM;
+	dir = le32_to_cpu(r.dir);
+	after = le64_to_cpu(r.after);
+	n = ds_store_inodes(ds, &dir, &after, le32_to_cpu(r.max), inos);
+	for (i = 0; n > 0 && i < (u32)n; i++)
+		inos[i] = cpu_to_le64(inos[i]);
+	size = sizeof(rep) + (n > 0 ? n : 0) * sizeof(*inos);
+	req->reply = n < 0 ? NULL : malloc(size);
+	if (n >= 0 && !req->reply)
+		n = -ENOMEM;
+	if (n >= 0) {
+		rep.after = cpu_to_le64(after);
+		rep.dir = cpu_to_le32(dir);
+		part = (struct aifs_span){ inos, n * sizeof(*inos) };
+		n = aifs_encode_ds_inodes_rep(req->reply, size, &rep, &part);
+	}
+	free(inos);
+	if (n < 0)
+		return n;
+	req->reply_len = n;
+	return 0;
+}
+
 int ds_sync_register(struct aifs_server *srv)
 {
 	int err;
 
 	err = aifs_server_register(srv, AIFS_OP_CHUNK_LIST, ds_list_handler,
 				   AIFS_HANDLER_BLOCKING);
+	if (!err)
+		err = aifs_server_register(srv, AIFS_OP_DS_INODES,
+					   ds_inodes_handler,
+					   AIFS_HANDLER_BLOCKING);
 	if (!err)
 		err = aifs_server_register(srv, AIFS_OP_CHUNK_SYNC,
 					   ds_sync_handler,
