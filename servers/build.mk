@@ -61,7 +61,7 @@ $(BIN)/aifs-ds: $(DS_SRCS:%.c=$(BUILD)/obj/%.o) $(SERVER_LINK)
 # aifs-mds, the metadata server (Documentation/mds.md).
 MDS_SRCS := $(addprefix servers/mds/,main.c db.c reply.c perm.c inode.c \
 	dir.c namei.c rename.c xattr.c open.c layout.c clustermap.c writer.c \
-	replycache.c check.c bg.c chunkq.c recovery.c acl.c)
+	replycache.c check.c repair.c fsck.c bg.c chunkq.c recovery.c acl.c)
 USER_PROGS += $(BIN)/aifs-mds
 
 $(MDS_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBSERVER_CFLAGS)
@@ -111,7 +111,8 @@ $(BIN)/aifs-mds-bench: $(BUILD)/obj/bench/mds_bench.o $(MDS_HARNESS) \
 # The tests of aifs-mds and aifs-ds together (tests/servers/cluster-*.c).
 CLUSTER_TESTS := $(addprefix $(SERVER_TEST_DIR)/,cluster-chunkq \
 	cluster-truncate \
-	cluster-membership cluster-drain cluster-sync cluster-rebuild)
+	cluster-membership cluster-drain cluster-sync cluster-rebuild \
+	cluster-fsck)
 USER_PROGS += $(CLUSTER_TESTS)
 
 $(CLUSTER_TESTS): $(SERVER_TEST_DIR)/%: $(BUILD)/obj/tests/servers/%.o \
@@ -119,3 +120,8 @@ $(CLUSTER_TESTS): $(SERVER_TEST_DIR)/%: $(BUILD)/obj/tests/servers/%.o \
 		$(MDS_HARNESS) $(LIBAIFS) $(LIBPROTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS)
+
+# cluster-fsck plants damage in the MDS's tables with LMDB itself.
+$(BUILD)/obj/tests/servers/cluster-fsck.o: private USER_CFLAGS += \
+	$(LIBSERVER_CFLAGS)
+$(SERVER_TEST_DIR)/cluster-fsck: private LIBAIFS_LIBS += -llmdb

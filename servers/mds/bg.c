@@ -134,3 +134,55 @@ int mds_dsconn_connect(struct mds_bg *bg, struct mds_dsconn *c,
 	c->addr = *addr;
 	return mds_ds_connect(bg->mds, &bg->secret, addr, call_ms, &c->conn);
 }
+
+struct mds_dsconn *mds_dsconns_get(struct mds_dsconns *s, u32 id)
+{
+	struct mds_dsconn *grown;
+	unsigned int i;
+
+	for (i = 0; i < s->nr; i++)
+		if (s->c[i].id == id)
+			return &s->c[i];
+	grown = realloc(s->c, (s->nr + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	s->c = grown;
+	s->c[s->nr] = (struct mds_dsconn){ .id = id };
+	return &s->c[s->nr++];
+}
+
+void mds_dsconns_close(struct mds_dsconns *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr; i++)
+		mds_dsconn_close(&s->c[i]);
+	free(s->c);
+	*s = (struct mds_dsconns){ NULL, 0 };
+}
+
+int mds_chunk_sync(struct mds *mds, struct aifs_conn *conn, u64 ino,
+		   const struct aifs_layout *layout, u32 from, u32 flags,
+		   int call_ms, struct aifs_chunk_sync_rep *rep)
+{
+	struct aifs_chunk_sync_req req = {
+		.id.ino = cpu_to_le64(ino),
+		.id.index = cpu_to_le32(from),
+		.max = cpu_to_le32(MDS_SYNC_RANGE),
+		.flags = cpu_to_le32(flags),
+		.layout = *layout,
+	};
+	struct iovec iov = { &req, sizeof(req) };
+	struct aifs_reply reply;
+	int err;
+
+	memcpy(req.id.fs_uuid, mds->super.uuid, sizeof(req.id.fs_uuid));
+	err = aifs_call(conn, AIFS_OP_CHUNK_SYNC, &iov, 1, &reply, call_ms);
+	if (!err && reply.status)
+		err = -(int)reply.status;
+	if (!err)
+		err = aifs_decode_chunk_sync_rep(reply.payload, reply.len, rep,
+						 NULL);
+	aifs_reply_free(&reply);
+	return err;
+}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * aifs-mds --check: the tables agree with each other, in one read
- * transaction (safe next to a running server).  Every entry by name has
+ * The tables agree with each other, checked in one read transaction (safe
+ * next to a running server): for aifs-mds --check, which prints what it
+ * finds, and for fsck (fsck.c), which may repair it.  Every entry by name has
  * its entry by sequence and the other way round, names point at inodes of
  * their type, a directory's entry count, link count and ".." match its
  * entries, a file's link count matches its names (or it is an orphan),
@@ -37,7 +38,7 @@ static int list_add(struct ino_list *l, u64 ino)
 	return 0;
 }
 
-static int u64_cmp(const void *a, const void *b)
+int mds_u64_cmp(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
 
@@ -59,26 +60,38 @@ static u64 list_count(struct ino_list *l, u64 ino)
 }
 
 struct check {
-	struct mds_txn t;
+	struct mds_txn *t;
 	struct ino_list names;		/* child of every entry */
 	struct ino_list children;	/* parent of every entry */
 	struct ino_list subdirs;	/* parent of every directory entry */
-	unsigned long problems, dentries, inodes, orphans;
+	struct mds_check_tally *tally;
+	mds_problem_fn *found;
+	void *arg;
 };
 
-static void problem(struct check *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* @fix (NULL: none) of a problem of @kind, described by @fmt. */
+static void problem(struct check *c, enum aifs_fsck_kind kind,
+		    const struct mds_fix *fix, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
-static void problem(struct check *c, const char *fmt, ...)
+static void problem(struct check *c, enum aifs_fsck_kind kind,
+		    const struct mds_fix *fix, const char *fmt, ...)
 {
+	struct mds_fix none = { .type = MDS_FIX_NONE };
+	char text[MDS_FIX_TEXT];
 	va_list ap;
 
 	va_start(ap, fmt);
-	printf("problem: ");
-	vprintf(fmt, ap);
-	printf("\n");
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	c->problems++;
+	c->tally->problems++;
+	c->found(c->arg, kind, fix ? fix : &none, text);
+}
+
+static void fix_name(struct mds_fix *fix, const char *name, int len)
+{
+	fix->name_len = len;
+	memcpy(fix->name, name, len);
 }
 
 static void check_dentry(struct check *c, const MDB_val *k, const MDB_val *v)
@@ -91,56 +104,96 @@ static void check_dentry(struct check *c, const MDB_val *k, const MDB_val *v)
 	const char *name = (const char *)k->mv_data + 8;
 	MDB_val seqname;
 
-	c->dentries++;
-	if (v->mv_size != sizeof(d)) {
-		problem(c, "entry %llu/%.*s: bad record", (unsigned long long)parent,
-			name_len, name);
+	struct mds_fix fix = { .ino = parent };
+
+	c->tally->dentries++;
+	if (v->mv_size != sizeof(d) || name_len > AIFS_NAME_MAX) {
+		problem(c, AIFS_FSCK_OTHER, NULL, "entry %llu/%.*s: bad record",
+			(unsigned long long)parent, name_len, name);
 		return;
 	}
 	memcpy(&d, v->mv_data, sizeof(d));
-	if (mds_inode_get(&c->t, parent, &dir) || !S_ISDIR(dir.mode))
-		problem(c, "entry %llu/%.*s: parent is no directory",
+	fix_name(&fix, name, name_len);
+	fix.seq = d.seq;
+	fix.child = d.ino;
+	if (mds_inode_get(c->t, parent, &dir) || !S_ISDIR(dir.mode))
+		problem(c, AIFS_FSCK_OTHER, NULL,
+			"entry %llu/%.*s: parent is no directory",
 			(unsigned long long)parent, name_len, name);
 	else if (d.seq >= dir.next_seq)
-		problem(c, "entry %llu/%.*s: seq %llu beyond the directory's",
+		problem(c, AIFS_FSCK_OTHER, NULL,
+			"entry %llu/%.*s: seq %llu beyond the directory's",
 			(unsigned long long)parent, name_len, name,
 			(unsigned long long)d.seq);
-	if (mds_inode_get(&c->t, d.ino, &inode))
-		problem(c, "entry %llu/%.*s: no inode %llu",
+	fix.type = MDS_FIX_DENTRY_DEL;
+	if (mds_inode_get(c->t, d.ino, &inode))
+		problem(c, AIFS_FSCK_DANGLING, &fix,
+			"entry %llu/%.*s: no inode %llu",
 			(unsigned long long)parent, name_len, name,
 			(unsigned long long)d.ino);
 	else if ((inode.mode & S_IFMT) != d.mode)
-		problem(c, "entry %llu/%.*s: type differs from the inode's",
+		problem(c, AIFS_FSCK_OTHER, NULL,
+			"entry %llu/%.*s: type differs from the inode's",
 			(unsigned long long)parent, name_len, name);
 	else if (S_ISDIR(inode.mode) && inode.parent != parent)
-		problem(c, "directory %llu: \"..\" is %llu, entry in %llu",
+		problem(c, AIFS_FSCK_OTHER, NULL,
+			"directory %llu: \"..\" is %llu, entry in %llu",
 			(unsigned long long)d.ino,
 			(unsigned long long)inode.parent,
 			(unsigned long long)parent);
 	mds_key_pair(&key, parent, d.seq);
-	if (mds_db_get(&c->t, MDS_DB_DIRSEQ, key.bytes, key.len, &seqname) ||
+	fix.type = MDS_FIX_DIRSEQ_ADD;
+	if (mds_db_get(c->t, MDS_DB_DIRSEQ, key.bytes, key.len, &seqname) ||
 	    seqname.mv_size != (size_t)name_len ||
 	    memcmp(seqname.mv_data, name, name_len))
-		problem(c, "entry %llu/%.*s: no sequence entry %llu",
+		problem(c, AIFS_FSCK_DIRSEQ, &fix,
+			"entry %llu/%.*s: no sequence entry %llu",
 			(unsigned long long)parent, name_len, name,
 			(unsigned long long)d.seq);
 	if (list_add(&c->names, d.ino) || list_add(&c->children, parent) ||
 	    (S_ISDIR(d.mode) && list_add(&c->subdirs, parent)))
-		problem(c, "out of memory");
+		problem(c, AIFS_FSCK_OTHER, NULL, "out of memory");
 }
 
 static void check_dirseq(struct check *c, const MDB_val *k, const MDB_val *v)
 {
 	struct aifs_span name = { v->mv_data, v->mv_size };
+	struct mds_fix fix = { .type = MDS_FIX_DIRSEQ_DEL,
+			       .ino = mds_key_id(k) };
 	struct mds_dentry d;
 	u64 seq;
 
 	memcpy(&seq, (u8 *)k->mv_data + 8, sizeof(seq));
 	seq = be64toh(seq);
-	if (mds_dentry_get(&c->t, mds_key_id(k), &name, &d) || d.seq != seq)
-		problem(c, "sequence entry %llu/%llu: no matching entry",
+	fix.seq = seq;
+	if (mds_dentry_get(c->t, mds_key_id(k), &name, &d) || d.seq != seq)
+		problem(c, AIFS_FSCK_DIRSEQ, &fix,
+			"sequence entry %llu/%llu: no matching entry",
 			(unsigned long long)mds_key_id(k),
 			(unsigned long long)seq);
+}
+
+/* Directory @inode's counts against its entries and names. */
+static void check_dir(struct check *c, const struct mds_inode *inode,
+		      u64 names, u64 children, u64 subdirs)
+{
+	struct mds_fix fix = { .type = MDS_FIX_COUNTS, .ino = inode->ino,
+			       .snap = *inode };
+	unsigned long long ino = inode->ino;
+
+	if (inode->entries != children || inode->nlink != 2 + subdirs)
+		problem(c, AIFS_FSCK_LINKS, &fix,
+			"directory %llu: %llu entries and nlink %u, counted %llu and %llu",
+			ino, (unsigned long long)inode->entries, inode->nlink,
+			(unsigned long long)children,
+			(unsigned long long)(2 + subdirs));
+	fix.type = MDS_FIX_LOST;
+	if (!names && ino != AIFS_ROOT_INO)
+		problem(c, AIFS_FSCK_NAMELESS, &fix, "directory %llu: no name",
+			ino);
+	else if (names != (ino != AIFS_ROOT_INO))
+		problem(c, AIFS_FSCK_OTHER, NULL, "directory %llu: %llu names",
+			ino, (unsigned long long)names);
 }
 
 static void check_inode(struct check *c, const struct mds_inode *inode)
@@ -148,35 +201,34 @@ static void check_inode(struct check *c, const struct mds_inode *inode)
 	u64 names = list_count(&c->names, inode->ino);
 	u64 children = list_count(&c->children, inode->ino);
 	u64 subdirs = list_count(&c->subdirs, inode->ino);
+	struct mds_fix fix = { .ino = inode->ino, .snap = *inode };
 	unsigned long long ino = inode->ino;
 	MDB_val v;
-	bool orphan = !mds_db_get(&c->t, MDS_DB_ORPHANS, &inode->ino,
+	bool orphan = !mds_db_get(c->t, MDS_DB_ORPHANS, &inode->ino,
 				  sizeof(inode->ino), &v);
 
-	c->inodes++;
-	if (inode->ino >= c->t.mds->super.next_ino)
-		problem(c, "inode %llu: beyond the next inode number", ino);
+	c->tally->inodes++;
+	if (inode->ino >= c->t->mds->super.next_ino)
+		problem(c, AIFS_FSCK_OTHER, NULL,
+			"inode %llu: beyond the next inode number", ino);
 	if (S_ISDIR(inode->mode)) {
-		if (inode->entries != children)
-			problem(c, "directory %llu: %llu entries, counted %llu",
-				ino, (unsigned long long)inode->entries,
-				(unsigned long long)children);
-		if (inode->nlink != 2 + subdirs)
-			problem(c, "directory %llu: nlink %u, expected %llu",
-				ino, inode->nlink,
-				(unsigned long long)(2 + subdirs));
-		if (names != (ino != AIFS_ROOT_INO))
-			problem(c, "directory %llu: %llu names", ino,
-				(unsigned long long)names);
+		check_dir(c, inode, names, children, subdirs);
 		return;
 	}
-	if (inode->nlink != names)
-		problem(c, "inode %llu: nlink %u, %llu names", ino, inode->nlink,
-			(unsigned long long)names);
+	if (names && orphan) {
+		fix.type = MDS_FIX_ORPHAN_DEL;
+		problem(c, AIFS_FSCK_LINKS, &fix,
+			"inode %llu: an orphan with names", ino);
+	}
+	fix.type = MDS_FIX_COUNTS;
+	fix.nlink = names;
+	if (names ? inode->nlink != names : orphan && inode->nlink)
+		problem(c, AIFS_FSCK_LINKS, &fix, "inode %llu: nlink %u, %llu names",
+			ino, inode->nlink, (unsigned long long)names);
+	fix.type = MDS_FIX_LOST;
 	if (!names && !orphan)
-		problem(c, "inode %llu: no name and not an orphan", ino);
-	if (names && orphan)
-		problem(c, "inode %llu: an orphan with names", ino);
+		problem(c, AIFS_FSCK_NAMELESS, &fix,
+			"inode %llu: no name and not an orphan", ino);
 }
 
 typedef void check_fn(struct check *c, const MDB_val *k, const MDB_val *v);
@@ -187,7 +239,7 @@ static int check_table(struct check *c, enum mds_dbi db, check_fn *fn)
 	MDB_val k, v;
 	int rc, err;
 
-	err = mds_db_cursor(&c->t, db, &cur);
+	err = mds_db_cursor(c->t, db, &cur);
 	if (err)
 		return err;
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); !rc;
@@ -203,7 +255,7 @@ static void check_inode_rec(struct check *c, const MDB_val *k,
 	struct mds_inode inode;
 
 	if (v->mv_size != sizeof(inode)) {
-		problem(c, "inode %llu: bad record",
+		problem(c, AIFS_FSCK_OTHER, NULL, "inode %llu: bad record",
 			(unsigned long long)*(u64 *)k->mv_data);
 		return;
 	}
@@ -213,13 +265,16 @@ static void check_inode_rec(struct check *c, const MDB_val *k,
 
 static void check_orphan(struct check *c, const MDB_val *k, const MDB_val *v)
 {
+	struct mds_fix fix = { .type = MDS_FIX_ORPHAN_DEL };
 	struct mds_inode inode;
 
 	(void)v;
-	c->orphans++;
-	if (mds_inode_get(&c->t, *(u64 *)k->mv_data, &inode) || inode.nlink)
-		problem(c, "orphan %llu: no such inode without links",
-			(unsigned long long)*(u64 *)k->mv_data);
+	c->tally->orphans++;
+	memcpy(&fix.ino, k->mv_data, sizeof(fix.ino));
+	/* one with links: check_inode() says so */
+	if (mds_inode_get(c->t, fix.ino, &inode))
+		problem(c, AIFS_FSCK_LINKS, &fix, "orphan %llu: no such inode",
+			(unsigned long long)fix.ino);
 }
 
 static void check_xattr(struct check *c, const MDB_val *k, const MDB_val *v)
@@ -229,7 +284,8 @@ static void check_xattr(struct check *c, const MDB_val *k, const MDB_val *v)
 
 	if (k->mv_size > 8 && mds_acl_type(&name) >= 0 &&
 	    mds_acl_check(v->mv_data, v->mv_size))
-		problem(c, "inode %llu: %.*s is no valid ACL",
+		problem(c, AIFS_FSCK_OTHER, NULL,
+			"inode %llu: %.*s is no valid ACL",
 			(unsigned long long)mds_key_id(k), (int)name.len,
 			(const char *)name.data);
 }
@@ -239,16 +295,16 @@ static int check_all(struct check *c)
 	struct mds_inode root;
 	int err;
 
-	if (mds_inode_get(&c->t, AIFS_ROOT_INO, &root) || !S_ISDIR(root.mode))
-		problem(c, "no root directory");
+	if (mds_inode_get(c->t, AIFS_ROOT_INO, &root) || !S_ISDIR(root.mode))
+		problem(c, AIFS_FSCK_OTHER, NULL, "no root directory");
 	err = check_table(c, MDS_DB_DENTRIES, check_dentry);
 	if (!err)
 		err = check_table(c, MDS_DB_DIRSEQ, check_dirseq);
 	if (err)
 		return err;
-	qsort(c->names.v, c->names.nr, sizeof(u64), u64_cmp);
-	qsort(c->children.v, c->children.nr, sizeof(u64), u64_cmp);
-	qsort(c->subdirs.v, c->subdirs.nr, sizeof(u64), u64_cmp);
+	qsort(c->names.v, c->names.nr, sizeof(u64), mds_u64_cmp);
+	qsort(c->children.v, c->children.nr, sizeof(u64), mds_u64_cmp);
+	qsort(c->subdirs.v, c->subdirs.nr, sizeof(u64), mds_u64_cmp);
 	err = check_table(c, MDS_DB_INODES, check_inode_rec);
 	if (!err)
 		err = check_table(c, MDS_DB_ORPHANS, check_orphan);
@@ -257,24 +313,47 @@ static int check_all(struct check *c)
 	return err;
 }
 
-/* Returns 0 when consistent, 1 with problems, or a negative errno. */
-int mds_check(struct mds *mds)
+int mds_check_tables(struct mds_txn *t, struct mds_check_tally *tally,
+		     mds_problem_fn *found, void *arg)
 {
-	struct check c;
+	struct check c = { .t = t, .tally = tally, .found = found,
+			   .arg = arg };
 	int err;
 
-	memset(&c, 0, sizeof(c));
-	err = mds_read_begin(mds, &c.t);
-	if (err)
-		return err;
 	err = check_all(&c);
-	mds_read_end(&c.t);
 	free(c.names.v);
 	free(c.children.v);
 	free(c.subdirs.v);
+	return err;
+}
+
+static void print_problem(void *arg, enum aifs_fsck_kind kind,
+			  const struct mds_fix *fix, const char *text)
+{
+	(void)arg;
+	(void)kind;
+	(void)fix;
+	printf("problem: %s\n", text);
+}
+
+/* aifs-mds --check: 0 when consistent, 1 with problems, or -errno. */
+int mds_check(struct mds *mds)
+{
+	struct mds_check_tally tally = { 0 };
+	struct mds_txn t;
+	int err;
+
+	err = mds_read_begin(mds, &t);
 	if (err)
 		return err;
-	printf("%lu inodes, %lu entries, %lu orphans: %lu problems\n",
-	       c.inodes, c.dentries, c.orphans, c.problems);
-	return c.problems ? 1 : 0;
+	err = mds_check_tables(&t, &tally, print_problem, NULL);
+	mds_read_end(&t);
+	if (err)
+		return err;
+	printf("%llu inodes, %llu entries, %llu orphans: %llu problems\n",
+	       (unsigned long long)tally.inodes,
+	       (unsigned long long)tally.dentries,
+	       (unsigned long long)tally.orphans,
+	       (unsigned long long)tally.problems);
+	return tally.problems ? 1 : 0;
 }

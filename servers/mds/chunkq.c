@@ -58,8 +58,7 @@ struct mds_drainer {
 	struct mds_bg bg;		/* its lock protects @waiters too */
 	pthread_cond_t tried;		/* some waiters are done */
 	struct drain_waiter *waiters;
-	struct mds_dsconn *ds;
-	unsigned int nr_ds;
+	struct mds_dsconns ds;
 	u64 next_job;			/* where the next round starts */
 };
 
@@ -117,6 +116,44 @@ int mds_chunks_cut(struct mds_txn *t, struct mds_inode *inode, u64 size)
 	return chunks_queue(t, &job);
 }
 
+/* The inodes with jobs queued in @t, sorted, into *@inos (to free). */
+int mds_chunkq_inos(struct mds_txn *t, u64 **inos, size_t *nr)
+{
+	const struct mds_chunk_job *job;
+	size_t room = 0;
+	MDB_cursor *cur;
+	MDB_val k, v;
+	u64 *grown;
+	int rc, err;
+
+	*inos = NULL;
+	*nr = 0;
+	err = mds_db_cursor(t, MDS_DB_CHUNKQ, &cur);
+	if (err)
+		return err;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); !rc;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (v.mv_size != sizeof(*job))
+			continue;
+		if (*nr == room) {
+			room = room ? 2 * room : 64;
+			grown = realloc(*inos, room * sizeof(*grown));
+			if (!grown) {
+				rc = ENOMEM;
+				break;
+			}
+			*inos = grown;
+		}
+		job = v.mv_data;
+		(*inos)[(*nr)++] = job->ino;
+	}
+	mdb_cursor_close(cur);
+	if (rc == ENOMEM)
+		return -ENOMEM;
+	qsort(*inos, *nr, sizeof(**inos), mds_u64_cmp);
+	return rc == MDB_NOTFOUND ? 0 : mds_db_errno(rc);
+}
+
 /* New jobs are committed: start a round now.  Any thread. */
 void mds_drain_kick(struct mds *mds)
 {
@@ -124,22 +161,6 @@ void mds_drain_kick(struct mds *mds)
 
 	if (d)
 		mds_bg_kick(&d->bg);
-}
-
-static struct mds_dsconn *drain_ds_get(struct mds_drainer *d, u32 id)
-{
-	struct mds_dsconn *grown;
-	unsigned int i;
-
-	for (i = 0; i < d->nr_ds; i++)
-		if (d->ds[i].id == id)
-			return &d->ds[i];
-	grown = realloc(d->ds, (d->nr_ds + 1) * sizeof(*grown));
-	if (!grown)
-		return NULL;
-	d->ds = grown;
-	d->ds[d->nr_ds] = (struct mds_dsconn){ .id = id };
-	return &d->ds[d->nr_ds++];
 }
 
 /* @ds failed: leave it alone for a while, longer each time. */
@@ -171,7 +192,7 @@ static int drain_reach(struct mds_drainer *d, u32 id, bool urgent,
 	if (err == -ENOENT || (!err && le32_to_cpu(info.state) ==
 				       AIFS_DS_RETIRED))
 		return 1;
-	ds = drain_ds_get(d, id);
+	ds = mds_dsconns_get(&d->ds, id);
 	if (!ds)
 		return -ENOMEM;
 	paused = ds->retry_at > aifs_now_ms();
@@ -531,15 +552,12 @@ int mds_drain_start(struct mds *mds)
 void mds_drain_stop(struct mds *mds)
 {
 	struct mds_drainer *d = mds->drainer;
-	unsigned int i;
 
 	if (!d)
 		return;
 	mds_bg_stop(&d->bg);
 	mds->drainer = NULL;
-	for (i = 0; i < d->nr_ds; i++)
-		mds_dsconn_close(&d->ds[i]);
-	free(d->ds);
+	mds_dsconns_close(&d->ds);
 	pthread_cond_destroy(&d->tried);
 	free(d);
 }

@@ -440,6 +440,55 @@ static bool map_recovering(const struct mds_ds *ds, u64 rebuild_delay_ms)
 	}
 }
 
+/* Whether server @id serves (UP or DRAINING) in the map.  Any thread. */
+bool mds_map_serves(struct mds *mds, u32 id)
+{
+	struct aifs_ds_info info;
+	u32 state;
+
+	if (mds_map_get_ds(mds, id, &info))
+		return false;
+	state = le32_to_cpu(info.state);
+	return state == AIFS_DS_UP || state == AIFS_DS_DRAINING;
+}
+
+/*
+ * Under map->lock: the server with the lowest id above @after, of those
+ * recovery has work for (@rebuild_delay_ms: see map_recovering()) when
+ * @recovering; NULL.
+ */
+static struct mds_ds *map_next(struct mds_map *map, u32 after,
+			       bool recovering, u64 rebuild_delay_ms)
+{
+	struct mds_ds *best = NULL;
+	unsigned int i;
+	u32 id;
+
+	for (i = 0; i < map->nr; i++) {
+		id = le32_to_cpu(map->ds[i].info.id);
+		if (id > after &&
+		    (!recovering ||
+		     map_recovering(&map->ds[i], rebuild_delay_ms)) &&
+		    (!best || id < le32_to_cpu(best->info.id)))
+			best = &map->ds[i];
+	}
+	return best;
+}
+
+/* The entry of the server with the lowest id above @after; -ENOENT. */
+int mds_map_next(struct mds *mds, u32 after, struct aifs_ds_info *info)
+{
+	struct mds_map *map = mds->map;
+	struct mds_ds *next;
+
+	pthread_mutex_lock(&map->lock);
+	next = map_next(map, after, false, 0);
+	if (next)
+		*info = next->info;
+	pthread_mutex_unlock(&map->lock);
+	return next ? 0 : -ENOENT;
+}
+
 /*
  * The first server with an id above @after that recovery has work for
  * (SYNCING, or OFFLINE for @rebuild_delay_ms): its entry, where recovery
@@ -449,25 +498,17 @@ int mds_map_next_recovering(struct mds *mds, u32 after, u64 rebuild_delay_ms,
 			    struct aifs_ds_info *info, u64 *cursor, u32 *round)
 {
 	struct mds_map *map = mds->map;
-	struct mds_ds *best = NULL;
-	unsigned int i;
-	u32 id;
+	struct mds_ds *next;
 
 	pthread_mutex_lock(&map->lock);
-	for (i = 0; i < map->nr; i++) {
-		id = le32_to_cpu(map->ds[i].info.id);
-		if (map_recovering(&map->ds[i], rebuild_delay_ms) &&
-		    id > after &&
-		    (!best || id < le32_to_cpu(best->info.id)))
-			best = &map->ds[i];
-	}
-	if (best) {
-		*info = best->info;
-		*cursor = best->sync_cursor;
-		*round = best->sync_round;
+	next = map_next(map, after, true, rebuild_delay_ms);
+	if (next) {
+		*info = next->info;
+		*cursor = next->sync_cursor;
+		*round = next->sync_round;
 	}
 	pthread_mutex_unlock(&map->lock);
-	return best ? 0 : -ENOENT;
+	return next ? 0 : -ENOENT;
 }
 
 /* Recovery of @id got to inode @cursor in @round (ignored if over). */

@@ -362,3 +362,43 @@ int mds_handle_setattr(struct aifs_request *req)
 {
 	return mds_write(req, apply_setattr);
 }
+
+/*
+ * From inode @*cursor on, the records @fn takes, @take_max at most,
+ * looking at @looked_max at most; *@cursor moves past those looked at,
+ * to UINT64_MAX at the end of the table.  The number taken, or -errno.
+ */
+int mds_inode_scan(struct mds *mds, u64 *cursor, unsigned int looked_max,
+		   unsigned int take_max, mds_scan_fn *fn, void *arg)
+{
+	MDB_val k = { sizeof(*cursor), cursor }, v;
+	unsigned int looked = 0, taken = 0;
+	struct mds_inode inode;
+	MDB_cursor *cur;
+	struct mds_txn t;
+	int rc, err;
+
+	err = mds_read_begin(mds, &t);
+	if (err)
+		return err;
+	err = mds_db_cursor(&t, MDS_DB_INODES, &cur);
+	if (err)
+		goto out;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	     !rc && taken < take_max && looked < looked_max;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT), looked++) {
+		memcpy(cursor, k.mv_data, sizeof(*cursor));
+		(*cursor)++;
+		if (v.mv_size != sizeof(inode))
+			continue;	/* check.c reports it */
+		memcpy(&inode, v.mv_data, sizeof(inode));
+		taken += fn(&inode, arg);
+	}
+	if (rc == MDB_NOTFOUND)
+		*cursor = UINT64_MAX;
+	mdb_cursor_close(cur);
+	err = taken;
+out:
+	mds_read_end(&t);
+	return err;
+}

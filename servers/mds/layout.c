@@ -76,6 +76,16 @@ static int layout_get(struct mds_txn *t, struct aifs_request *req,
 	return mds_reply(req, &rep, sizeof(rep), NULL);
 }
 
+bool mds_layout_names(const struct aifs_layout *l, u32 id)
+{
+	unsigned int i, n = le16_to_cpu(l->target_count);
+
+	for (i = 0; i < n && i < AIFS_LAYOUT_MAX_TARGETS; i++)
+		if (le32_to_cpu(l->targets[i]) == id)
+			return true;
+	return false;
+}
+
 int mds_handle_layout_get(struct aifs_request *req)
 {
 	struct aifs_ino_req in;

@@ -70,6 +70,7 @@ static const struct {
 	{ AIFS_OP_MAP_GET, mds_handle_map_get },
 	{ AIFS_OP_DS_REGISTER, mds_handle_ds_register },
 	{ AIFS_OP_DS_HEARTBEAT, mds_handle_ds_heartbeat },
+	{ AIFS_OP_MDS_FSCK, mds_handle_fsck },
 };
 
 enum mds_mode {
@@ -171,12 +172,15 @@ static int mds_serve(struct mds *mds)
 	if (!err)
 		err = mds_recovery_start(mds);
 	if (!err)
+		err = mds_fsck_start(mds);
+	if (!err)
 		err = mds_register_handlers(mds);
 	if (!err) {
 		mds_log_uuid(mds, "serving");
 		err = aifs_server_run(mds->srv);
 	}
 	aifs_server_destroy(mds->srv);
+	mds_fsck_stop(mds);
 	mds_recovery_stop(mds);
 	mds_drain_stop(mds);
 	mds_writer_stop(mds);

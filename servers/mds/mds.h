@@ -85,6 +85,7 @@ struct mds {
 	struct mds_drainer *drainer;
 	bool chunkq_queued;		/* the batch queued chunk jobs */
 	struct mds_recovery *recovery;
+	struct mds_fsck *fsck;
 };
 
 /* A transaction and the time of the operations it carries. */
@@ -214,6 +215,13 @@ void mds_inode_to_attr(const struct mds_inode *inode, struct aifs_attr *attr);
 s64 mds_time_from_wire(const struct aifs_timespec *ts);
 int mds_inode_drop_link(struct mds_txn *t, struct mds_inode *inode);
 int mds_inode_free(struct mds_txn *t, struct mds_inode *inode);
+/*
+ * What mds_inode_scan() hands each inode record it looks at: true to
+ * take it (copied, if wanted, by @fn).
+ */
+typedef bool mds_scan_fn(const struct mds_inode *inode, void *arg);
+int mds_inode_scan(struct mds *mds, u64 *cursor, unsigned int looked_max,
+		   unsigned int take_max, mds_scan_fn *fn, void *arg);
 int mds_reply_attr(struct aifs_request *req, const struct mds_inode *inode);
 int mds_handle_getattr(struct aifs_request *req);
 int mds_handle_setattr(struct aifs_request *req);
@@ -277,6 +285,7 @@ int mds_handle_close(struct aifs_request *req);
 void mds_layout_default(const struct mds_config *cfg,
 			struct aifs_layout *layout);
 int mds_layout_assign(struct mds_txn *t, struct aifs_layout *layout);
+bool mds_layout_names(const struct aifs_layout *l, u32 id);
 int mds_handle_layout_get(struct aifs_request *req);
 int mds_handle_layout_set(struct aifs_request *req);
 
@@ -330,6 +339,23 @@ struct mds_dsconn {
 };
 
 void mds_dsconn_close(struct mds_dsconn *c);
+
+/* A background thread's connections, one per data server, by id. */
+struct mds_dsconns {
+	struct mds_dsconn *c;
+	unsigned int nr;
+};
+
+/* @id's entry, made (not connected) if new; NULL without memory. */
+struct mds_dsconn *mds_dsconns_get(struct mds_dsconns *s, u32 id);
+/* Every connection closed, the entries freed. */
+void mds_dsconns_close(struct mds_dsconns *s);
+#define MDS_SYNC_RANGE		16	/* chunks per CHUNK_SYNC */
+
+/* CHUNK_SYNC of @ino (@layout) from chunk @from, with @flags, on @conn. */
+int mds_chunk_sync(struct mds *mds, struct aifs_conn *conn, u64 ino,
+		   const struct aifs_layout *layout, u32 from, u32 flags,
+		   int call_ms, struct aifs_chunk_sync_rep *rep);
 /* @c failed: closed, left alone for a pause that doubles up to 5 s; true
  * the first time (to say so once). */
 bool mds_dsconn_failed(struct mds_dsconn *c);
@@ -341,6 +367,7 @@ int mds_dsconn_connect(struct mds_bg *bg, struct mds_dsconn *c,
 
 int mds_chunks_free(struct mds_txn *t, const struct mds_inode *inode);
 int mds_chunks_cut(struct mds_txn *t, struct mds_inode *inode, u64 size);
+int mds_chunkq_inos(struct mds_txn *t, u64 **inos, size_t *nr);
 void mds_drain_kick(struct mds *mds);
 void mds_drain_sync(struct mds *mds, u64 job);
 int mds_drain_start(struct mds *mds);
@@ -362,6 +389,8 @@ int mds_map_pick(struct mds *mds, u32 *ids, unsigned int n,
 		 const u32 *except, unsigned int nr_except);
 bool mds_map_known(struct mds *mds, u32 id);
 int mds_map_get_ds(struct mds *mds, u32 id, struct aifs_ds_info *info);
+int mds_map_next(struct mds *mds, u32 after, struct aifs_ds_info *info);
+bool mds_map_serves(struct mds *mds, u32 id);
 int mds_map_expire(struct mds_txn *t);
 int mds_map_next_recovering(struct mds *mds, u32 after, u64 rebuild_delay_ms,
 			    struct aifs_ds_info *info, u64 *cursor,
@@ -445,8 +474,57 @@ typedef int mds_read_fn(struct mds_txn *t, struct aifs_request *req,
 
 int mds_read(struct aifs_request *req, void *in, u32 size, mds_read_fn *fn);
 
-/* ---- check.c ---- */
+/* ---- check.c: the tables against each other ---- */
 
+/* What fsck may do about a problem check.c finds. */
+enum mds_fix_type {
+	MDS_FIX_NONE,
+	MDS_FIX_DENTRY_DEL,	/* entry @name in @ino names no inode */
+	MDS_FIX_DIRSEQ_DEL,	/* sequence entry @seq of @ino names none */
+	MDS_FIX_DIRSEQ_ADD,	/* entry @name of @ino lacks sequence @seq */
+	MDS_FIX_COUNTS,		/* file @ino (as @snap) to @nlink; a
+				 * directory's counted again */
+	MDS_FIX_LOST,		/* @ino (as @snap) into /lost+found */
+	MDS_FIX_ORPHAN_DEL,	/* @ino has names, or is gone: not an orphan */
+};
+
+#define MDS_FIX_TEXT	160
+
+/**
+ * struct mds_fix - a repair, done only if what it was found in is as it
+ *                  was (the namespace lives on meanwhile)
+ */
+struct mds_fix {
+	enum mds_fix_type type;
+	u64 ino;
+	u64 child;		/* DENTRY_DEL: the inode the entry names */
+	u64 seq;
+	u64 nlink;
+	struct mds_inode snap;
+	u32 name_len;
+	char name[AIFS_NAME_MAX];
+};
+
+struct mds_check_tally {
+	u64 inodes, dentries, orphans, problems;
+};
+
+typedef void mds_problem_fn(void *arg, enum aifs_fsck_kind kind,
+			    const struct mds_fix *fix, const char *text);
+
+/* Every problem of the tables in @t to @found: 0 or -errno. */
+int mds_check_tables(struct mds_txn *t, struct mds_check_tally *tally,
+		     mds_problem_fn *found, void *arg);
 int mds_check(struct mds *mds);
+/* qsort() and bsearch() of u64 */
+int mds_u64_cmp(const void *a, const void *b);
+
+/* ---- fsck.c: aifs fsck, the tables against the data servers ---- */
+
+int mds_fsck_start(struct mds *mds);
+void mds_fsck_stop(struct mds *mds);
+int mds_handle_fsck(struct aifs_request *req);
+/* Apply @fix if still due: 0 done, -ESTALE things changed, -errno. */
+int mds_fix_apply(struct mds *mds, const struct mds_fix *fix);
 
 #endif /* AIFS_MDS_H */

@@ -52,7 +52,6 @@
 #define RECOVERY_CALL_MS	60000	/* a range of chunks pulled */
 #define RECOVERY_SCAN		4096	/* inodes looked at per step */
 #define RECOVERY_FILES		16	/* files synced per step */
-#define RECOVERY_RANGE		16	/* chunks per CHUNK_SYNC */
 #define RECOVERY_MAX_DS		64	/* connections kept */
 #define REBUILD_AGAIN_MS	5000	/* a round that left files behind */
 
@@ -94,14 +93,24 @@ static void recovery_ds_failed(struct recovery_ds *ds, u64 ino, int err)
 			  ds->c.id, (unsigned long long)ino, strerror(-err));
 }
 
-static bool layout_names(const struct aifs_layout *l, u32 id)
-{
-	unsigned int i, n = le16_to_cpu(l->target_count);
+/* The files whose layout names the server, for mds_inode_scan(). */
+struct recovery_scan {
+	u32 id;
+	struct recovery_file *files;
+	unsigned int n;
+};
 
-	for (i = 0; i < n && i < AIFS_LAYOUT_MAX_TARGETS; i++)
-		if (le32_to_cpu(l->targets[i]) == id)
-			return true;
-	return false;
+static bool recovery_wants(const struct mds_inode *inode, void *arg)
+{
+	struct recovery_scan *scan = arg;
+
+	if (!S_ISREG(inode->mode) ||
+	    inode->layout.type != AIFS_LAYOUT_REPLICA ||
+	    !mds_layout_names(&inode->layout, scan->id))
+		return false;
+	scan->files[scan->n].ino = inode->ino;
+	scan->files[scan->n++].layout = inode->layout;
+	return true;
 }
 
 /*
@@ -112,41 +121,10 @@ static bool layout_names(const struct aifs_layout *l, u32 id)
 static int recovery_scan(struct mds_recovery *r, u32 id, u64 *cursor,
 			 struct recovery_file *files)
 {
-	MDB_val k = { sizeof(*cursor), cursor }, v;
-	const struct mds_inode *inode;
-	unsigned int scanned = 0;
-	MDB_cursor *cur;
-	struct mds_txn t;
-	int n = 0, rc, err;
+	struct recovery_scan scan = { .id = id, .files = files };
 
-	err = mds_read_begin(r->bg.mds, &t);
-	if (err)
-		return err;
-	err = mds_db_cursor(&t, MDS_DB_INODES, &cur);
-	if (err)
-		goto out;
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-	     !rc && n < RECOVERY_FILES && scanned < RECOVERY_SCAN;
-	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT), scanned++) {
-		memcpy(cursor, k.mv_data, sizeof(*cursor));
-		(*cursor)++;
-		if (v.mv_size != sizeof(*inode))
-			continue;	/* --check reports it */
-		inode = v.mv_data;
-		if (!S_ISREG(inode->mode) ||
-		    inode->layout.type != AIFS_LAYOUT_REPLICA ||
-		    !layout_names(&inode->layout, id))
-			continue;
-		files[n].ino = inode->ino;
-		files[n++].layout = inode->layout;
-	}
-	if (rc == MDB_NOTFOUND)
-		*cursor = UINT64_MAX;
-	mdb_cursor_close(cur);
-	err = n;
-out:
-	mds_read_end(&t);
-	return err;
+	return mds_inode_scan(r->bg.mds, cursor, RECOVERY_SCAN, RECOVERY_FILES,
+			      recovery_wants, &scan);
 }
 
 /*
@@ -176,27 +154,8 @@ static int recovery_sync_call(struct mds_recovery *r, struct recovery_ds *ds,
 			      const struct recovery_file *f, u32 from,
 			      u32 flags, struct aifs_chunk_sync_rep *rep)
 {
-	struct aifs_chunk_sync_req req = {
-		.id.ino = cpu_to_le64(f->ino),
-		.id.index = cpu_to_le32(from),
-		.max = cpu_to_le32(RECOVERY_RANGE),
-		.flags = cpu_to_le32(flags),
-		.layout = f->layout,
-	};
-	struct iovec iov = { &req, sizeof(req) };
-	struct aifs_reply reply;
-	int err;
-
-	memcpy(req.id.fs_uuid, r->bg.mds->super.uuid, sizeof(req.id.fs_uuid));
-	err = aifs_call(ds->c.conn, AIFS_OP_CHUNK_SYNC, &iov, 1, &reply,
-			RECOVERY_CALL_MS);
-	if (!err && reply.status)
-		err = -(int)reply.status;
-	if (!err)
-		err = aifs_decode_chunk_sync_rep(reply.payload, reply.len, rep,
-						 NULL);
-	aifs_reply_free(&reply);
-	return err;
+	return mds_chunk_sync(r->bg.mds, ds->c.conn, f->ino, &f->layout, from,
+			      flags, RECOVERY_CALL_MS, rep);
 }
 
 /* CHUNK_SYNC of @f on @ds, range after range: 0 once it is in sync. */
@@ -248,17 +207,6 @@ static void ids_add(u32 *ids, unsigned int *n, u32 id)
 	ids[(*n)++] = id;
 }
 
-static bool ds_serves(struct mds *mds, u32 id)
-{
-	struct aifs_ds_info info;
-	u32 state;
-
-	if (mds_map_get_ds(mds, id, &info))
-		return false;
-	state = le32_to_cpu(info.state);
-	return state == AIFS_DS_UP || state == AIFS_DS_DRAINING;
-}
-
 /*
  * Group @g of @rb's layout without @lost: its other members in order,
  * then a new one.  -EAGAIN when no member serves (no one to copy from),
@@ -282,7 +230,7 @@ static int rebuild_group(struct mds *mds, struct rebuild *rb, u32 lost,
 	if (at == w)
 		return 0;	/* a group the rebuild leaves as it is */
 	for (i = 0; i < w; i++) {
-		if (i != at && ds_serves(mds, members[i])) {
+		if (i != at && mds_map_serves(mds, members[i])) {
 			ids_add(rb->fenced, &rb->nr_fenced, members[i]);
 			nr_serving++;
 		}

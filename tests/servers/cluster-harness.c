@@ -81,7 +81,8 @@ static void cluster_mds_connect(void)
 }
 
 /* The MDS stopped by @sig, and started again: its exit status. */
-static int cluster_mds_cycle(int sig)
+static int cluster_mds_cycle(int sig, void (*while_down)(void *arg),
+			     void *arg)
 {
 	int status;
 
@@ -89,6 +90,8 @@ static int cluster_mds_cycle(int sig)
 		aifs_close(cluster_conn);
 	cluster_conn = NULL;
 	status = mds_harness_stop(&cluster_mds, sig);
+	if (while_down)
+		while_down(arg);
 	if (mds_harness_start(&cluster_mds))
 		cluster_die("aifs-mds did not start again");
 	cluster_mds_connect();
@@ -97,7 +100,14 @@ static int cluster_mds_cycle(int sig)
 
 void cluster_mds_restart(void)
 {
-	CHECK(cluster_mds_cycle(SIGTERM) == 0, "the MDS did not stop cleanly");
+	CHECK(cluster_mds_cycle(SIGTERM, NULL, NULL) == 0,
+	      "the MDS did not stop cleanly");
+}
+
+void cluster_mds_edit(void (*edit)(void *arg), void *arg)
+{
+	CHECK(cluster_mds_cycle(SIGTERM, edit, arg) == 0,
+	      "the MDS did not stop cleanly");
 }
 
 bool cluster_mds_revive(int ms)
@@ -111,7 +121,7 @@ bool cluster_mds_revive(int ms)
 			break;
 		test_sleep_ms(50);
 	}
-	cluster_mds_cycle(SIGKILL);
+	cluster_mds_cycle(SIGKILL, NULL, NULL);
 	return waited < ms;
 }
 

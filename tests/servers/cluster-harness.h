@@ -24,6 +24,8 @@ extern struct aifs_cred cluster_cred;
  */
 void cluster_setup(int n, int grace_ms, const char *mds_conf);
 void cluster_mds_restart(void);
+/* Stop the MDS, call @edit(@arg) (its database is closed), start it. */
+void cluster_mds_edit(void (*edit)(void *arg), void *arg);
 /*
  * Wait up to @ms for the MDS to die by itself (a fault point), then start
  * it again; false if it was still running (killed then).

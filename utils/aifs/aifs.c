@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "aifs/libaifs.h"
 
@@ -28,6 +29,11 @@ static void usage(FILE *out)
 		"  scrub HOST:PORT [start]\n"
 		"                        a data server's scrub as it stands; start:\n"
 		"                        begin a pass now\n"
+		"  fsck HOST:PORT [--repair | --status]\n"
+		"                        check the MDS's tables against the data\n"
+		"                        servers (repair what is found); exit 0\n"
+		"                        clean, 1 all repaired, 4 problems left,\n"
+		"                        8 the check could not be done whole\n"
 		"\n"
 		"  -s SECRET_FILE        the cluster secret (default %s)\n",
 		AIFS_SECRET_PATH);
@@ -183,12 +189,124 @@ static int cmd_scrub(struct aifs_cli *cli, int argc, char **argv)
 	return 0;
 }
 
+static const char *const fsck_kinds[AIFS_FSCK_KINDS] = {
+	[AIFS_FSCK_DANGLING] = "dangling entries",
+	[AIFS_FSCK_DIRSEQ] = "readdir sequence entries",
+	[AIFS_FSCK_LINKS] = "link counts and orphans",
+	[AIFS_FSCK_NAMELESS] = "inodes without a name",
+	[AIFS_FSCK_ORPHAN_CHUNKS] = "orphan chunks",
+	[AIFS_FSCK_MISSING_COPY] = "missing or old copies",
+	[AIFS_FSCK_PAST_SIZE] = "chunks past the size",
+	[AIFS_FSCK_OTHER] = "other",
+};
+
+/* An MDS_FSCK call with @flags: 0 with the reply in @rep and @text. */
+static int fsck_call(struct aifs_cli *cli, const char *server, u32 flags,
+		     struct aifs_mds_fsck_rep *rep, char *text)
+{
+	struct aifs_mds_fsck_req req = { .flags = cpu_to_le32(flags) };
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
+	struct aifs_reply reply;
+	int err;
+
+	err = cli_call(cli, server, AIFS_OP_MDS_FSCK, &req, sizeof(req),
+		       &reply);
+	if (!err)
+		err = aifs_decode_mds_fsck_rep(reply.payload, reply.len, rep,
+					       parts);
+	if (!err) {
+		memcpy(text, parts[0].data, parts[0].len);
+		text[parts[0].len] = '\0';
+	}
+	aifs_reply_free(&reply);
+	if (err == -EINVAL || err == -EBADMSG || err == -EOPNOTSUPP)
+		fprintf(stderr, "aifs: %s: no MDS_FSCK here (%s)\n", server,
+			strerror(-err));
+	return err;
+}
+
+/* The pass's report; its fsck(8) exit code. */
+static int print_fsck(const char *server, const struct aifs_mds_fsck_rep *r,
+		      const char *text)
+{
+	u64 found = 0, repaired = 0, f, rp;
+	int k, code;
+
+	if (!le64_to_cpu(r->started)) {
+		printf("%s: no fsck has run\n", server);
+		return 0;
+	}
+	fputs(text, stdout);
+	printf("%llu inodes, %llu entries, %llu files compared; %u data servers checked, %u not; %llu inodes with chunks on them\n",
+	       (unsigned long long)le64_to_cpu(r->inodes),
+	       (unsigned long long)le64_to_cpu(r->entries),
+	       (unsigned long long)le64_to_cpu(r->files),
+	       le32_to_cpu(r->servers), le32_to_cpu(r->skipped),
+	       (unsigned long long)le64_to_cpu(r->chunk_inodes));
+	for (k = 0; k < AIFS_FSCK_KINDS; k++) {
+		f = le64_to_cpu(r->found[k]);
+		rp = le64_to_cpu(r->repaired[k]);
+		found += f;
+		repaired += rp;
+		if (f)
+			printf("%s: %llu found, %llu repaired\n", fsck_kinds[k],
+			       (unsigned long long)f, (unsigned long long)rp);
+	}
+	printf("%llu problems, %llu repaired%s\n", (unsigned long long)found,
+	       (unsigned long long)repaired,
+	       le32_to_cpu(r->flags) & AIFS_FSCK_REPAIR ? "" :
+	       " (no --repair)");
+	code = !found ? 0 : repaired == found ? 1 : 4;
+	if (r->error)
+		printf("the pass ended early: %s\n",
+		       strerror(le32_to_cpu(r->error)));
+	if (r->error || r->skipped)
+		code |= 8;
+	return code;
+}
+
+/* fsck HOST:PORT [--repair | --status] */
+static int cmd_fsck(struct aifs_cli *cli, int argc, char **argv)
+{
+	u32 flags = AIFS_FSCK_START;
+	struct aifs_mds_fsck_rep rep;
+	char *text;
+	int err;
+
+	if (argc == 3 && !strcmp(argv[2], "--repair"))
+		flags |= AIFS_FSCK_REPAIR;
+	else if (argc == 3 && !strcmp(argv[2], "--status"))
+		flags = 0;
+	else if (argc != 2) {
+		usage(stderr);
+		return 16;
+	}
+	text = malloc(AIFS_FSCK_TEXT_MAX + 1);
+	if (!text)
+		return 8;
+	err = fsck_call(cli, argv[1], flags, &rep, text);
+	while (!err && flags && rep.running) {
+		usleep(200 * 1000);
+		err = fsck_call(cli, argv[1], 0, &rep, text);
+	}
+	if (!err && (flags & AIFS_FSCK_REPAIR) &&
+	    !(le32_to_cpu(rep.flags) & AIFS_FSCK_REPAIR))
+		fprintf(stderr, "aifs: a pass without repairs was running: its report\n");
+	if (!err)
+		err = print_fsck(argv[1], &rep, text);
+	else
+		err = 8;
+	free(text);
+	return err;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(struct aifs_cli *cli, int argc, char **argv);
 } commands[] = {
 	{ "fail", cmd_fail },
 	{ "scrub", cmd_scrub },
+	{ "fsck", cmd_fsck },
 };
 
 int main(int argc, char **argv)
