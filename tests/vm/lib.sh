@@ -304,6 +304,14 @@ ds_in_use()
 		sort -u
 }
 
+# cluster_fsck [--repair]: aifs fsck of the cluster of start_cluster; its
+# report on stdout, its exit code (fsck(8)'s: 0 clean, 1 all repaired).
+cluster_fsck()
+{
+	aifs -s "$MDS_DIR/secret" fsck "$AIFS_ADDR:$(sed -n \
+		's/^listen_port = //p' "$MDS_DIR/server.conf")" "$@"
+}
+
 # put_file SRC DESTPATH [replicas]: SRC into the cluster of start_cluster.
 put_file()
 {

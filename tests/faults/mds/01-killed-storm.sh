@@ -2,7 +2,8 @@
 # storm through the kernel client, restarted at once as systemd would:
 # the program sees no error (the session reconnects and replays what was
 # in flight, the reply cache answers the rest once), every change it was
-# told was made is there with its data, none is made twice, and the
+# told was made is there with its data, none is made twice, aifs fsck
+# finds the tables and the data servers' chunks in agreement, and the
 # database checks clean (aifs-mds --check).
 . "$AIFS_TOP/tests/vm/lib.sh"
 
@@ -63,6 +64,7 @@ for i in range(int(sys.argv[1])):
 PY
 echo "RECORD: kill -9 of the MDS after $killed_at of $OPS changes: no error, listening again in $took s"
 umount /mnt/a
+cluster_fsck || fail "aifs fsck after the storm: exit $?"
 
 # the database, once the MDS is stopped
 kill -TERM "$SERVER_PID"
