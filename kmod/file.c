@@ -97,6 +97,7 @@ static int aifs_file_close_call(struct inode *inode,
 	err = aifs_mds_call(inode->i_sb, &m);
 	if (err && commit) {
 		set_bit(AIFS_I_WRITTEN, &AIFS_I(inode)->flags);
+		set_bit(AIFS_I_UNCLOSED, &AIFS_I(inode)->flags);
 		mark_inode_dirty_sync(inode);
 	}
 	if (!err && commit)

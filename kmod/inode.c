@@ -564,20 +564,30 @@ int aifs_inode_commit(struct inode *inode, u64 handle)
  * writes (the MDS was away: the close does not wait for it) is dirty, so
  * that it is not evicted with them: they are committed here, with no open
  * handle (the MDS checks write access), and the inode stays dirty while
- * that fails, unless the file is gone.
+ * that fails, unless the file is gone. Only then: the writes of a file
+ * open go with its fsync or CLOSE, and the inode is dirtied by every
+ * mtime update. Data written since (a new open) goes first.
  *
  * Return: 0 or the commit's negative errno.
  */
 int aifs_write_inode(struct inode *inode, struct writeback_control *wbc)
 {
-	int err;
+	struct aifs_inode_info *ai = AIFS_I(inode);
+	struct address_space *mapping = inode->i_mapping;
+	int err = 0;
 
-	if (!S_ISREG(inode->i_mode))
+	if (!test_and_clear_bit(AIFS_I_UNCLOSED, &ai->flags))
 		return 0;
-	err = aifs_inode_commit(inode, 0);
-	if (err && err != -ESTALE)
+	if (mapping_tagged(mapping, PAGECACHE_TAG_DIRTY) ||
+	    mapping_tagged(mapping, PAGECACHE_TAG_WRITEBACK))
+		err = -EAGAIN;
+	else
+		err = aifs_inode_commit(inode, 0);
+	if (err && err != -ESTALE) {
+		set_bit(AIFS_I_UNCLOSED, &ai->flags);
 		mark_inode_dirty_sync(inode);
-	return err;
+	}
+	return err == -EAGAIN ? 0 : err;
 }
 
 /* Close-to-open: what another client changed is seen from this open on. */

@@ -547,6 +547,7 @@ ssize_t aifs_direct_write(struct kiocb *iocb, struct iov_iter *from,
 /* aifs_inode_info.flags */
 #define AIFS_I_STALE	0	/* the server's inode is gone or changed type */
 #define AIFS_I_WRITTEN	1	/* size and mtime moved by writes, not committed */
+#define AIFS_I_UNCLOSED	2	/* the last CLOSE could not commit them */
 
 /**
  * struct aifs_inode_info - an aifs inode
