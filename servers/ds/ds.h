@@ -222,8 +222,6 @@ int ds_peers_init(struct ds *ds);
 void ds_peers_exit(struct ds *ds);
 int ds_peer_set(struct ds *ds, u32 id, const char *host, const char *port,
 		u32 state);
-int ds_parse_hostport(const char *s, char *host, size_t host_size, char *port,
-		      size_t port_size);
 bool ds_peer_out(struct ds *ds, u32 id);
 int ds_peer_call(struct ds *ds, u32 id, u16 opcode, const struct iovec *iov,
 		 int iovcnt, struct aifs_reply *reply);

@@ -351,10 +351,10 @@ static int ds_mds_parse(struct ds_mds_link *l, const char *list)
 	for (item = strtok_r(copy, ", \t", &save); item && !err;
 	     item = strtok_r(NULL, ", \t", &save)) {
 		if (l->nr_mds == DS_MDS_MAX ||
-		    ds_parse_hostport(item, l->mds[l->nr_mds].host,
-				      sizeof(l->mds[0].host),
-				      l->mds[l->nr_mds].port,
-				      sizeof(l->mds[0].port))) {
+		    aifs_parse_hostport(item, l->mds[l->nr_mds].host,
+					sizeof(l->mds[0].host),
+					l->mds[l->nr_mds].port,
+					sizeof(l->mds[0].port))) {
 			aifs_err("mds: '%s' is not host:port (at most %d of them)",
 				 item, DS_MDS_MAX);
 			err = -EINVAL;

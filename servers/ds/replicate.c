@@ -50,32 +50,6 @@ struct ds_peers {
 	u32 cap;
 };
 
-/* "host:port", "[v6]:port". */
-int ds_parse_hostport(const char *s, char *host, size_t host_size, char *port,
-		      size_t port_size)
-{
-	const char *colon, *end = s + strlen(s);
-
-	if (*s == '[') {
-		colon = strchr(s, ']');
-		if (!colon || colon[1] != ':')
-			return -EINVAL;
-		s++;
-		end = colon++;
-	} else {
-		colon = strrchr(s, ':');
-		if (!colon)
-			return -EINVAL;
-		end = colon;
-	}
-	if (end == s || !colon[1] || (size_t)(end - s) >= host_size ||
-	    strlen(colon + 1) >= port_size)
-		return -EINVAL;
-	snprintf(host, host_size, "%.*s", (int)(end - s), s);
-	snprintf(port, port_size, "%s", colon + 1);
-	return 0;
-}
-
 static struct ds_peer *ds_peer_find(struct ds_peers *p, u32 id)
 {
 	u32 i;
@@ -153,8 +127,8 @@ static int ds_peers_parse(struct ds *ds, const char *list)
 	     item = strtok_r(NULL, ", \t", &save)) {
 		n = 0;
 		if (sscanf(item, "%u=%n", &id, &n) != 1 || !n || !id ||
-		    ds_parse_hostport(item + n, host, sizeof(host), port,
-				      sizeof(port))) {
+		    aifs_parse_hostport(item + n, host, sizeof(host), port,
+					sizeof(port))) {
 			aifs_err("peers: '%s' is not id=host:port", item);
 			err = -EINVAL;
 		} else {

@@ -5,6 +5,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/socket.h>
 
 #include "aifs/libaifs.h"
@@ -28,4 +29,29 @@ int aifs_addr_port(const struct sockaddr *sa)
 	if (sa->sa_family == AF_INET6)
 		return ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
 	return ntohs(((const struct sockaddr_in *)sa)->sin_port);
+}
+
+int aifs_parse_hostport(const char *s, char *host, size_t host_size,
+			char *port, size_t port_size)
+{
+	const char *colon, *end = s + strlen(s);
+
+	if (*s == '[') {
+		colon = strchr(s, ']');
+		if (!colon || colon[1] != ':')
+			return -EINVAL;
+		s++;
+		end = colon++;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon)
+			return -EINVAL;
+		end = colon;
+	}
+	if (end == s || !colon[1] || (size_t)(end - s) >= host_size ||
+	    strlen(colon + 1) >= port_size)
+		return -EINVAL;
+	snprintf(host, host_size, "%.*s", (int)(end - s), s);
+	snprintf(port, port_size, "%s", colon + 1);
+	return 0;
 }

@@ -34,6 +34,12 @@ void aifs_addr_name(const struct sockaddr *sa, unsigned int len, char *name,
 
 /* The port of an IPv4 or IPv6 @sa, host order. */
 int aifs_addr_port(const struct sockaddr *sa);
+/*
+ * "host:port" or "[v6 address]:port" into @host and @port (of their
+ * sizes): 0, or -EINVAL (addr.c).
+ */
+int aifs_parse_hostport(const char *s, char *host, size_t host_size,
+			char *port, size_t port_size);
 
 /* ---- shared secret (secret.c) ---- */
 
