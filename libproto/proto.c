@@ -83,6 +83,8 @@ AIFS_SIZE_CHECK(struct aifs_ds_inodes_req, AIFS_DS_INODES_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_ds_inodes_rep, AIFS_DS_INODES_REP_SIZE);
 AIFS_SIZE_CHECK(struct aifs_mds_fsck_req, AIFS_MDS_FSCK_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_mds_fsck_rep, AIFS_MDS_FSCK_REP_SIZE);
+AIFS_SIZE_CHECK(struct aifs_recovery_entry, AIFS_RECOVERY_ENTRY_SIZE);
+AIFS_SIZE_CHECK(struct aifs_recovery_rep, AIFS_RECOVERY_REP_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_sync_req, AIFS_CHUNK_SYNC_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_sync_rep, AIFS_CHUNK_SYNC_REP_SIZE);
 
@@ -460,6 +462,7 @@ enum aifs_part_kind {
 	AIFS_P_CHUNKS,		/* counted struct aifs_chunk_entry */
 	AIFS_P_INOS,		/* counted __le64 inode numbers */
 	AIFS_P_TEXT,		/* lines of text for people */
+	AIFS_P_RECOVERY,	/* counted struct aifs_recovery_entry */
 };
 
 /*
@@ -492,6 +495,8 @@ static const struct aifs_part_kind_desc {
 	[AIFS_P_INOS] = { 4, sizeof(__le64), AIFS_DS_INODES_MAX, -EBADMSG,
 			  NULL },
 	[AIFS_P_TEXT] = { 4, 1, AIFS_FSCK_TEXT_MAX, -EBADMSG, NULL },
+	[AIFS_P_RECOVERY] = { 4, AIFS_RECOVERY_ENTRY_SIZE, AIFS_MAP_MAX_DS,
+			      -EBADMSG, NULL },
 };
 
 static int aifs_part_valid(u8 kind, const void *data, u32 len)
@@ -1029,6 +1034,8 @@ static const struct aifs_op_desc {
 	[AIFS_OP_MDS_FSCK] = { "MDS_FSCK",
 		MSG0(struct aifs_mds_fsck_req, aifs_check_mds_fsck_req),
 		MSG1(struct aifs_mds_fsck_rep, NULL, text_len, AIFS_P_TEXT) },
+	[AIFS_OP_RECOVERY_GET] = { "RECOVERY_GET", EMPTY,
+		MSG1(struct aifs_recovery_rep, NULL, count, AIFS_P_RECOVERY) },
 #undef AIFS_PART
 #undef MSG0
 #undef MSG1

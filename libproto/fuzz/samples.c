@@ -58,6 +58,7 @@ union aifs_sample_fixed {
 	struct aifs_ds_inodes_rep ds_inodes_rep;
 	struct aifs_mds_fsck_req mds_fsck_req;
 	struct aifs_mds_fsck_rep mds_fsck_rep;
+	struct aifs_recovery_rep recovery_rep;
 };
 
 /* Long enough for the largest part of any message. */
@@ -479,6 +480,11 @@ static void aifs_sample_other(u16 op, bool reply, bool max,
 		f->mds_fsck_rep.found[AIFS_FSCK_LINKS] = cpu_to_le64(2);
 		p[0] = aifs_sample_fill(bytes, 'x', max ? AIFS_FSCK_TEXT_MAX :
 					40);
+		break;
+	case AIFS_OP_RECOVERY_GET * 2 + 1:
+		f->recovery_rep.next_ino = cpu_to_le64(5000);
+		p[0] = aifs_sample_fill(bytes, 0x21, (max ? AIFS_MAP_MAX_DS : 2) *
+					AIFS_RECOVERY_ENTRY_SIZE);
 		break;
 	}
 }

@@ -28,6 +28,8 @@ struct mds_ds {
 	 */
 	u64 sync_cursor;
 	u32 sync_round;
+	s64 round_since;		/* Unix seconds: the round began */
+	struct mds_sync_tally tally;	/* of the round, as recovery says */
 	u64 offline_epoch;		/* it last went OFFLINE (0: unknown) */
 };
 
@@ -39,7 +41,19 @@ struct mds_map {
 	u64 rand_state;			/* placement's xorshift */
 };
 
-static int map_add(struct mds_map *map, const struct aifs_ds_info *info)
+/*
+ * A server's record in the dsmap table: its map entry, and the epoch at
+ * which it last went OFFLINE (recovery's "last copy" needs the order in
+ * which a group's members went out, across restarts of the MDS).  A
+ * record of the entry alone (before this) has it only while OFFLINE.
+ */
+struct map_rec {
+	struct aifs_ds_info info;
+	u64 offline_epoch;
+};
+
+static int map_add(struct mds_map *map, const struct aifs_ds_info *info,
+		   u64 offline_epoch)
 {
 	struct mds_ds *grown;
 
@@ -52,8 +66,22 @@ static int map_add(struct mds_map *map, const struct aifs_ds_info *info)
 	}
 	map->ds[map->nr++] = (struct mds_ds){
 		.info = *info, .last_seen = aifs_now_ms(), .sync_round = 1,
+		.offline_epoch = offline_epoch,
 	};
 	return 0;
+}
+
+static int map_add_rec(struct mds_map *map, const MDB_val *v)
+{
+	struct map_rec rec = { .offline_epoch = 0 };
+
+	if (v->mv_size != sizeof(rec) && v->mv_size != sizeof(rec.info))
+		return -EIO;
+	memcpy(&rec, v->mv_data, v->mv_size);
+	if (v->mv_size == sizeof(rec.info) &&
+	    rec.info.state == cpu_to_le32(AIFS_DS_OFFLINE))
+		rec.offline_epoch = le64_to_cpu(rec.info.epoch);
+	return map_add(map, &rec.info, rec.offline_epoch);
 }
 
 int mds_map_load(struct mds *mds)
@@ -78,8 +106,7 @@ int mds_map_load(struct mds *mds)
 		goto out;
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); !rc && !err;
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
-		err = v.mv_size == sizeof(struct aifs_ds_info) ?
-			map_add(map, v.mv_data) : -EIO;
+		err = map_add_rec(map, &v);
 	mdb_cursor_close(cur);
 out:
 	mds_read_end(&t);
@@ -127,16 +154,6 @@ static u64 map_random(struct mds_map *map)
 	return map->rand_state = x;
 }
 
-static bool ids_have(const u32 *ids, unsigned int n, u32 id)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		if (ids[i] == id)
-			return true;
-	return false;
-}
-
 /*
  * Pick @n distinct up servers, none of the @nr_except in @except, each
  * with a chance proportional to its free space (as Lustre's weighted
@@ -152,8 +169,8 @@ static int map_pick(struct mds_map *map, u32 *ids, unsigned int n,
 
 	for (i = 0; i < map->nr && nr_up < AIFS_LAYOUT_MAX_TARGETS; i++) {
 		if (le32_to_cpu(map->ds[i].info.state) != AIFS_DS_UP ||
-		    ids_have(except, nr_except,
-			     le32_to_cpu(map->ds[i].info.id)))
+		    mds_ids_have(except, nr_except,
+				 le32_to_cpu(map->ds[i].info.id)))
 			continue;
 		up[nr_up] = &map->ds[i];
 		weight[nr_up] = (le64_to_cpu(map->ds[i].info.free) >> 20) + 1;
@@ -191,6 +208,8 @@ static int map_store(struct mds_txn *t, struct aifs_ds_info *info, bool bump)
 {
 	struct mds_map *map = t->mds->map;
 	u32 id = le32_to_cpu(info->id);
+	struct map_rec rec = { .offline_epoch = 0 };
+	bool out;
 	struct mds_ds *ds;
 	int err;
 
@@ -199,7 +218,18 @@ static int map_store(struct mds_txn *t, struct aifs_ds_info *info, bool bump)
 		t->mds->super_dirty = true;
 		info->epoch = cpu_to_le64(t->mds->super.map_epoch);
 	}
-	err = mds_db_put(t, MDS_DB_DSMAP, &id, sizeof(id), info, sizeof(*info),
+	/* only the writer changes entries: this stays true until below */
+	pthread_mutex_lock(&map->lock);
+	ds = map_find(map, id);
+	out = info->state == cpu_to_le32(AIFS_DS_OFFLINE) &&
+	      (!ds || ds->info.state != info->state);
+	if (ds)
+		rec.offline_epoch = ds->offline_epoch;
+	pthread_mutex_unlock(&map->lock);
+	if (out)
+		rec.offline_epoch = le64_to_cpu(info->epoch);
+	rec.info = *info;
+	err = mds_db_put(t, MDS_DB_DSMAP, &id, sizeof(id), &rec, sizeof(rec),
 			 0);
 	if (err)
 		return err;
@@ -212,14 +242,14 @@ static int map_store(struct mds_txn *t, struct aifs_ds_info *info, bool bump)
 			/* a new round of recovery: from the first inode */
 			ds->sync_cursor = 0;
 			ds->sync_round++;
+			ds->round_since = mds_now() / 1000000000;
+			ds->tally = (struct mds_sync_tally){ 0 };
 		}
-		if (info->state == cpu_to_le32(AIFS_DS_OFFLINE) &&
-		    ds->info.state != info->state)
-			ds->offline_epoch = le64_to_cpu(info->epoch);
+		ds->offline_epoch = rec.offline_epoch;
 		ds->info = *info;
 		ds->last_seen = aifs_now_ms();
 	} else {
-		err = map_add(map, info);
+		err = map_add(map, info, rec.offline_epoch);
 	}
 	map->epoch = t->mds->super.map_epoch;
 	pthread_mutex_unlock(&map->lock);
@@ -345,6 +375,8 @@ static int apply_ds_register(struct mds_txn *t, struct mds_op *op)
 	rep.state = info.state;
 	rep.epoch = cpu_to_le64(t->mds->super.map_epoch);
 	aifs_info("data server %u registered", le32_to_cpu(info.id));
+	if (info.state == cpu_to_le32(AIFS_DS_RETIRED))
+		mds_fsck_retired_back(t->mds, le32_to_cpu(info.id));
 	return mds_reply(op->req, &rep, sizeof(rep), NULL);
 }
 
@@ -380,6 +412,8 @@ static int apply_ds_heartbeat(struct mds_txn *t, struct mds_op *op)
 	err = map_store(t, &info, moved);
 	if (err)
 		return err;
+	if (info.state == cpu_to_le32(AIFS_DS_RETIRED))
+		mds_fsck_retired_back(t->mds, le32_to_cpu(info.id));
 	rep = (struct aifs_ds_heartbeat_rep){
 		.state = info.state,
 		.epoch = cpu_to_le64(t->mds->super.map_epoch),
@@ -511,17 +545,71 @@ int mds_map_next_recovering(struct mds *mds, u32 after, u64 rebuild_delay_ms,
 	return next ? 0 : -ENOENT;
 }
 
-/* Recovery of @id got to inode @cursor in @round (ignored if over). */
-void mds_map_sync_cursor(struct mds *mds, u32 id, u32 round, u64 cursor)
+/*
+ * Recovery of @id got to inode @cursor in @round (ignored if over), with
+ * @tally done in it.
+ */
+void mds_map_sync_cursor(struct mds *mds, u32 id, u32 round, u64 cursor,
+			 const struct mds_sync_tally *tally)
 {
 	struct mds_map *map = mds->map;
 	struct mds_ds *ds;
 
 	pthread_mutex_lock(&map->lock);
 	ds = map_find(map, id);
-	if (ds && ds->sync_round == round)
+	if (ds && ds->sync_round == round) {
 		ds->sync_cursor = cursor;
+		ds->tally = *tally;
+	}
 	pthread_mutex_unlock(&map->lock);
+}
+
+static void map_recovery_entry(const struct mds_ds *ds, u64 rebuild_delay_ms,
+			       struct aifs_recovery_entry *e)
+{
+	u64 waited = aifs_now_ms() - ds->last_seen;
+	u32 rebuild_in = AIFS_REBUILD_NEVER;
+
+	if (ds->info.state == cpu_to_le32(AIFS_DS_SYNCING))
+		rebuild_in = 0;
+	else if (rebuild_delay_ms != UINT64_MAX)
+		rebuild_in = waited >= rebuild_delay_ms ? 0 :
+			     (rebuild_delay_ms - waited + 999) / 1000;
+	*e = (struct aifs_recovery_entry){
+		.id = ds->info.id, .state = ds->info.state,
+		.round = cpu_to_le32(ds->sync_round),
+		.rebuild_in = cpu_to_le32(rebuild_in),
+		.cursor = cpu_to_le64(ds->sync_cursor),
+		.files = cpu_to_le64(ds->tally.files),
+		.copied = cpu_to_le64(ds->tally.copied),
+		.deleted = cpu_to_le64(ds->tally.deleted),
+		.left = cpu_to_le64(ds->tally.left),
+		.since = cpu_to_le64(ds->round_since),
+	};
+}
+
+/*
+ * Every SYNCING or OFFLINE server, by id, into @out (room for @max):
+ * their number.  Any thread.
+ */
+unsigned int mds_map_recovery(struct mds *mds, u64 rebuild_delay_ms,
+			      struct aifs_recovery_entry *out,
+			      unsigned int max)
+{
+	struct mds_map *map = mds->map;
+	struct mds_ds *ds;
+	unsigned int n = 0;
+	u32 after = 0;
+
+	pthread_mutex_lock(&map->lock);
+	while (n < max && (ds = map_next(map, after, false, 0))) {
+		after = le32_to_cpu(ds->info.id);
+		if (ds->info.state == cpu_to_le32(AIFS_DS_SYNCING) ||
+		    ds->info.state == cpu_to_le32(AIFS_DS_OFFLINE))
+			map_recovery_entry(ds, rebuild_delay_ms, &out[n++]);
+	}
+	pthread_mutex_unlock(&map->lock);
+	return n;
 }
 
 /*
@@ -531,7 +619,7 @@ void mds_map_sync_cursor(struct mds *mds, u32 id, u32 round, u64 cursor)
  * from.  A member that went out before it and is back, SYNCING, is no
  * better a source: when the MDS could not hear any member of a group for
  * a while (it stalled, or was cut off), the one counted out last is.
- * Unknown after an MDS restart (the epochs are in memory): no.
+ * The epochs are kept with the map's records, across MDS restarts.
  */
 bool mds_map_last_copy(struct mds *mds, u32 id, const struct aifs_layout *l,
 		       unsigned int g)

@@ -22,6 +22,11 @@
  *
  * One pass at a time; the tally of the current or last pass stays in
  * memory for MDS_FSCK to report.
+ *
+ * The same thread deletes, by itself, the chunks of a RETIRED server that
+ * speaks again (step 2 for that server, repairing, logged): a rebuild
+ * moved every copy it held elsewhere, so all it holds is garbage, which
+ * nobody should have to run fsck for.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,6 +39,15 @@
 #define FSCK_LOOK	4096	/* inodes looked at per read transaction */
 #define FSCK_FILES	16	/* files compared per read transaction */
 #define FSCK_MAX_FIXES	10000	/* table repairs per pass (more: next pass) */
+#define FSCK_RETIRED	64	/* RETIRED servers remembered as cleaned */
+#define FSCK_RETRY_MS	10000	/* a cleaning that failed, again after */
+
+/* A RETIRED server that spoke: its chunks to delete, once. */
+struct fsck_retired {
+	u32 id;
+	bool done;
+	u64 retry_at;		/* aifs_now_ms() */
+};
 
 struct fsck_fix {
 	struct mds_fix fix;
@@ -57,11 +71,14 @@ struct mds_fsck {
 	/* under bg.lock */
 	bool want;			/* a pass asked for */
 	u32 want_flags;
+	struct fsck_retired retired[FSCK_RETIRED];
+	unsigned int nr_retired;
 	struct fsck_tally tally;
 	char text[AIFS_FSCK_TEXT_MAX];
 	u32 text_len;
 	/* the fsck thread's */
 	u32 flags;			/* of the pass */
+	bool cleaning;			/* a RETIRED server's: logged, no tally */
 	struct mds_dsconns ds;
 	struct fsck_fix *fixes;
 	size_t nr_fixes;
@@ -106,6 +123,10 @@ static void fsck_report(struct mds_fsck *f, enum aifs_fsck_kind kind,
 	va_end(ap);
 	if (len >= (int)sizeof(line) - 1)
 		len = sizeof(line) - 2;
+	if (f->cleaning) {
+		aifs_info("fsck: %.*s", len, line);
+		return;
+	}
 	line[len++] = '\n';
 	pthread_mutex_lock(&f->bg.lock);
 	f->tally.found[kind]++;
@@ -118,6 +139,8 @@ static void fsck_report(struct mds_fsck *f, enum aifs_fsck_kind kind,
 
 static void fsck_repaired(struct mds_fsck *f, enum aifs_fsck_kind kind)
 {
+	if (f->cleaning)
+		return;
 	pthread_mutex_lock(&f->bg.lock);
 	f->tally.repaired[kind]++;
 	pthread_mutex_unlock(&f->bg.lock);
@@ -342,7 +365,7 @@ static int fsck_server(struct mds_fsck *f, u32 id)
 			err = fsck_orphans(f, id, conn, parts[0].data, n);
 		aifs_reply_free(&reply);
 		pthread_mutex_lock(&f->bg.lock);
-		f->tally.chunk_inodes += err ? 0 : n;
+		f->tally.chunk_inodes += err || f->cleaning ? 0 : n;
 		pthread_mutex_unlock(&f->bg.lock);
 		req.after = rep.after;
 		req.dir = rep.dir;
@@ -684,13 +707,55 @@ static void fsck_pass(struct mds_fsck *f)
 	aifs_info("fsck: %llu problems found, %llu repaired", found, repaired);
 }
 
+/* Under bg.lock: a RETIRED server due for cleaning, or NULL. */
+static struct fsck_retired *retired_due(struct mds_fsck *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nr_retired; i++)
+		if (!f->retired[i].done &&
+		    f->retired[i].retry_at <= aifs_now_ms())
+			return &f->retired[i];
+	return NULL;
+}
+
+/* The chunks of RETIRED server @id, deleted: 0 or -errno. */
+static int fsck_clean_retired(struct mds_fsck *f, u32 id)
+{
+	int err;
+
+	aifs_info("fsck: data server %u is RETIRED and back: its chunks go",
+		  id);
+	f->flags = AIFS_FSCK_REPAIR;
+	f->cleaning = true;
+	err = fsck_server(f, id);
+	f->cleaning = false;
+	if (err) {
+		fsck_conn_failed(f, id);
+		aifs_warn("fsck: data server %u: %s: its chunks go later", id,
+			  strerror(-err));
+	}
+	return err;
+}
+
 static void *fsck_main(void *arg)
 {
 	struct mds_fsck *f = arg;
+	struct fsck_retired *r;
 	bool want;
+	u32 id;
+	int err;
 
 	while (!mds_bg_wait(&f->bg, 1000)) {
 		pthread_mutex_lock(&f->bg.lock);
+		while ((r = retired_due(f))) {
+			id = r->id;
+			pthread_mutex_unlock(&f->bg.lock);
+			err = fsck_clean_retired(f, id);
+			pthread_mutex_lock(&f->bg.lock);
+			r->done = !err;
+			r->retry_at = aifs_now_ms() + FSCK_RETRY_MS;
+		}
 		want = f->want;
 		f->want = false;
 		f->flags = f->want_flags;
@@ -699,6 +764,31 @@ static void *fsck_main(void *arg)
 			fsck_pass(f);
 	}
 	return NULL;
+}
+
+/*
+ * RETIRED server @id speaks (registers, heartbeats): its chunks are
+ * deleted once (again after an MDS restart, when it finds nothing).  Any
+ * thread.
+ */
+void mds_fsck_retired_back(struct mds *mds, u32 id)
+{
+	struct mds_fsck *f = mds->fsck;
+	bool added = false;
+	unsigned int i;
+
+	if (!f)
+		return;
+	pthread_mutex_lock(&f->bg.lock);
+	for (i = 0; i < f->nr_retired && f->retired[i].id != id; i++)
+		;
+	if (i == f->nr_retired && i < FSCK_RETIRED) {
+		f->retired[f->nr_retired++] = (struct fsck_retired){ .id = id };
+		added = true;
+	}
+	pthread_mutex_unlock(&f->bg.lock);
+	if (added)
+		mds_bg_kick(&f->bg);
 }
 
 int mds_fsck_start(struct mds *mds)

@@ -76,6 +76,16 @@ static int layout_get(struct mds_txn *t, struct aifs_request *req,
 	return mds_reply(req, &rep, sizeof(rep), NULL);
 }
 
+bool mds_ids_have(const u32 *ids, unsigned int n, u32 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
 bool mds_layout_names(const struct aifs_layout *l, u32 id)
 {
 	unsigned int i, n = le16_to_cpu(l->target_count);

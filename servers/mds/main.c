@@ -71,6 +71,7 @@ static const struct {
 	{ AIFS_OP_DS_REGISTER, mds_handle_ds_register },
 	{ AIFS_OP_DS_HEARTBEAT, mds_handle_ds_heartbeat },
 	{ AIFS_OP_MDS_FSCK, mds_handle_fsck },
+	{ AIFS_OP_RECOVERY_GET, mds_handle_recovery_get },
 };
 
 enum mds_mode {

@@ -285,6 +285,7 @@ int mds_handle_close(struct aifs_request *req);
 void mds_layout_default(const struct mds_config *cfg,
 			struct aifs_layout *layout);
 int mds_layout_assign(struct mds_txn *t, struct aifs_layout *layout);
+bool mds_ids_have(const u32 *ids, unsigned int n, u32 id);
 bool mds_layout_names(const struct aifs_layout *l, u32 id);
 int mds_handle_layout_get(struct aifs_request *req);
 int mds_handle_layout_set(struct aifs_request *req);
@@ -380,6 +381,7 @@ int mds_ds_connect(struct mds *mds, const struct aifs_secret *secret,
 
 int mds_recovery_start(struct mds *mds);
 void mds_recovery_stop(struct mds *mds);
+int mds_handle_recovery_get(struct aifs_request *req);
 
 /* ---- clustermap.c: data servers ---- */
 
@@ -395,7 +397,16 @@ int mds_map_expire(struct mds_txn *t);
 int mds_map_next_recovering(struct mds *mds, u32 after, u64 rebuild_delay_ms,
 			    struct aifs_ds_info *info, u64 *cursor,
 			    u32 *round);
-void mds_map_sync_cursor(struct mds *mds, u32 id, u32 round, u64 cursor);
+/* Recovery's work on a server in the current round. */
+struct mds_sync_tally {
+	u64 files, copied, deleted, left;
+};
+
+void mds_map_sync_cursor(struct mds *mds, u32 id, u32 round, u64 cursor,
+			 const struct mds_sync_tally *tally);
+unsigned int mds_map_recovery(struct mds *mds, u64 rebuild_delay_ms,
+			      struct aifs_recovery_entry *out,
+			      unsigned int max);
 int mds_map_sync_done(struct mds *mds, u32 id, u32 round);
 bool mds_map_last_copy(struct mds *mds, u32 id, const struct aifs_layout *l,
 		       unsigned int g);
@@ -524,6 +535,7 @@ int mds_u64_cmp(const void *a, const void *b);
 int mds_fsck_start(struct mds *mds);
 void mds_fsck_stop(struct mds *mds);
 int mds_handle_fsck(struct aifs_request *req);
+void mds_fsck_retired_back(struct mds *mds, u32 id);
 /* Apply @fix if still due: 0 done, -ESTALE things changed, -errno. */
 int mds_fix_apply(struct mds *mds, const struct mds_fix *fix);
 

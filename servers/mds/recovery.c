@@ -45,6 +45,7 @@
  * on.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "mds.h"
 
@@ -57,8 +58,7 @@
 
 struct recovery_ds {
 	struct mds_dsconn c;
-	u64 files, copied, deleted;	/* this round */
-	u64 left;			/* rebuild: files not done this round */
+	struct mds_sync_tally n;	/* this round */
 };
 
 struct mds_recovery {
@@ -169,8 +169,8 @@ static int recovery_sync_file(struct mds_recovery *r, struct recovery_ds *ds,
 	for (;;) {
 		err = recovery_sync_call(r, ds, f, from, 0, &rep);
 		if (!err) {
-			ds->copied += le32_to_cpu(rep.copied);
-			ds->deleted += le32_to_cpu(rep.deleted);
+			ds->n.copied += le32_to_cpu(rep.copied);
+			ds->n.deleted += le32_to_cpu(rep.deleted);
 			next = le32_to_cpu(rep.next);
 			if (next == AIFS_CHUNK_SYNC_DONE)
 				return 0;
@@ -199,12 +199,8 @@ struct rebuild {
 
 static void ids_add(u32 *ids, unsigned int *n, u32 id)
 {
-	unsigned int i;
-
-	for (i = 0; i < *n; i++)
-		if (ids[i] == id)
-			return;
-	ids[(*n)++] = id;
+	if (!mds_ids_have(ids, *n, id))
+		ids[(*n)++] = id;
 }
 
 /*
@@ -361,8 +357,8 @@ static int rebuild_file(struct mds_recovery *r, struct recovery_ds *lost,
 		if (err && ds)
 			recovery_ds_failed(ds, f->ino, err);
 		if (ds) {
-			lost->copied += ds->copied;
-			ds->copied = ds->deleted = 0;
+			lost->n.copied += ds->n.copied;
+			ds->n.copied = ds->n.deleted = 0;
 		}
 	}
 	return 0;
@@ -377,19 +373,19 @@ static void recovery_round_end(struct mds_recovery *r, struct recovery_ds *ds,
 
 	if (!rebuild)
 		aifs_info("data server %u: %llu files synced, %llu chunks copied, %llu deleted",
-			  id, (unsigned long long)ds->files,
-			  (unsigned long long)ds->copied,
-			  (unsigned long long)ds->deleted);
+			  id, (unsigned long long)ds->n.files,
+			  (unsigned long long)ds->n.copied,
+			  (unsigned long long)ds->n.deleted);
 	else
 		aifs_info("data server %u: %llu files rebuilt, %llu chunks copied, %llu left for later",
-			  id, (unsigned long long)ds->files,
-			  (unsigned long long)ds->copied,
-			  (unsigned long long)ds->left);
-	if (ds->left) {
+			  id, (unsigned long long)ds->n.files,
+			  (unsigned long long)ds->n.copied,
+			  (unsigned long long)ds->n.left);
+	if (ds->n.left) {
 		/* again from the first inode, after a pause */
 		ds->c.retry_at = aifs_now_ms() + REBUILD_AGAIN_MS;
-		ds->files = ds->copied = ds->left = 0;
-		mds_map_sync_cursor(r->bg.mds, id, round, 0);
+		ds->n = (struct mds_sync_tally){ 0 };
+		mds_map_sync_cursor(r->bg.mds, id, round, 0, &ds->n);
 		return;
 	}
 	err = mds_map_sync_done(r->bg.mds, id, round);
@@ -418,7 +414,7 @@ static void recovery_step(struct mds_recovery *r,
 	if (!cursor) {
 		/* a new round: a server back is likely a new process */
 		mds_dsconn_close(&ds->c);
-		ds->files = ds->copied = ds->deleted = ds->left = 0;
+		ds->n = (struct mds_sync_tally){ 0 };
 		if (rebuild)
 			aifs_info("data server %u: offline for the rebuild delay: its copies are made again elsewhere",
 				  id);
@@ -431,15 +427,16 @@ static void recovery_step(struct mds_recovery *r,
 		err = rebuild ? rebuild_file(r, ds, &files[i]) :
 				recovery_sync_file(r, ds, &files[i]);
 		if (rebuild && (err == -EAGAIN || err == -ENOSPC)) {
-			ds->left++;	/* no one to copy from, or nowhere */
+			ds->n.left++;	/* no one to copy from, or nowhere */
 			err = 0;
 		} else if (err) {
 			recovery_ds_failed(ds, files[i].ino, err);
 			/* again from this file */
-			mds_map_sync_cursor(r->bg.mds, id, round, files[i].ino);
+			mds_map_sync_cursor(r->bg.mds, id, round, files[i].ino,
+					    &ds->n);
 			return;
 		} else {
-			ds->files++;
+			ds->n.files++;
 		}
 	}
 	if (err) {
@@ -447,16 +444,22 @@ static void recovery_step(struct mds_recovery *r,
 		return;
 	}
 	ds->c.backoff_ms = 0;
-	mds_map_sync_cursor(r->bg.mds, id, round, next);
+	mds_map_sync_cursor(r->bg.mds, id, round, next, &ds->n);
 	if (next == UINT64_MAX)
 		recovery_round_end(r, ds, rebuild, round);
+}
+
+/* rebuild_delay_s in ms; UINT64_MAX for never. */
+static u64 rebuild_delay_ms(const struct mds *mds)
+{
+	return mds->cfg->rebuild_delay_s ?
+	       mds->cfg->rebuild_delay_s * 1000ULL : UINT64_MAX;
 }
 
 static void *recovery_main(void *arg)
 {
 	struct mds_recovery *r = arg;
-	u64 delay = r->bg.mds->cfg->rebuild_delay_s ?
-		    r->bg.mds->cfg->rebuild_delay_s * 1000ULL : UINT64_MAX;
+	u64 delay = rebuild_delay_ms(r->bg.mds);
 	struct aifs_ds_info info;
 	u32 after, round;
 	u64 cursor;
@@ -500,4 +503,55 @@ void mds_recovery_stop(struct mds *mds)
 	for (i = 0; i < r->nr_ds; i++)
 		mds_dsconn_close(&r->ds[i].c);
 	free(r);
+}
+
+/* The highest inode number in the table, in *@ino (0: none). */
+static int last_ino(struct mds *mds, u64 *ino)
+{
+	MDB_cursor *cur;
+	struct mds_txn t;
+	MDB_val k, v;
+	int rc, err;
+
+	*ino = 0;
+	err = mds_read_begin(mds, &t);
+	if (err)
+		return err;
+	err = mds_db_cursor(&t, MDS_DB_INODES, &cur);
+	if (!err) {
+		rc = mdb_cursor_get(cur, &k, &v, MDB_LAST);
+		if (!rc)
+			memcpy(ino, k.mv_data, sizeof(*ino));
+		else if (rc != MDB_NOTFOUND)
+			err = mds_db_errno(rc);
+		mdb_cursor_close(cur);
+	}
+	mds_read_end(&t);
+	return err;
+}
+
+/* RECOVERY_GET: where recovery is, for each server it has work for. */
+int mds_handle_recovery_get(struct aifs_request *req)
+{
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS] = { { NULL, 0 } };
+	struct aifs_recovery_rep rep = { 0 };
+	struct mds *mds = req->data;
+	struct aifs_recovery_entry *e;
+	unsigned int n;
+	u64 last;
+	int err;
+
+	err = last_ino(mds, &last);
+	if (err)
+		return err;
+	e = calloc(AIFS_MAP_MAX_DS, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	n = mds_map_recovery(mds, rebuild_delay_ms(mds), e, AIFS_MAP_MAX_DS);
+	rep.next_ino = cpu_to_le64(last + 1);
+	rep.count = cpu_to_le32(n);
+	parts[0] = (struct aifs_span){ e, n * sizeof(*e) };
+	err = mds_reply(req, &rep, sizeof(rep), parts);
+	free(e);
+	return err;
 }

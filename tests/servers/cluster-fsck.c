@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cluster-harness.h"
@@ -28,22 +27,11 @@ static char fsck_out[65536];
 /* `aifs fsck` with @args: its exit code, its output in fsck_out. */
 static int run_fsck(const char *args)
 {
-	char cmd[1024];
-	size_t len;
-	FILE *p;
-	int status;
+	char cmd[256];
 
-	snprintf(cmd, sizeof(cmd), "%s -s %s/secret fsck 127.0.0.1:%s %s 2>&1",
-		 test_bin("aifs"), cluster_mds.srv.dir, cluster_mds.srv.port,
-		 args);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	len = fread(fsck_out, 1, sizeof(fsck_out) - 1, p);
-	fsck_out[len] = '\0';
-	status = pclose(p);
-	printf("$ aifs fsck %s\n%s", args, fsck_out);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	snprintf(cmd, sizeof(cmd), "fsck 127.0.0.1:%s %s",
+		 cluster_mds.srv.port, args);
+	return cluster_cli(cmd, fsck_out, sizeof(fsck_out));
 }
 
 static u64 file_with_chunks(const char *name, struct aifs_layout *l, u32 nr,

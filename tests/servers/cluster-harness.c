@@ -298,3 +298,22 @@ int cluster_write_chunks(const struct aifs_layout *layout, u64 ino, u32 nr)
 		err = cluster_write_chunk(layout, ino, i);
 	return err;
 }
+
+int cluster_cli(const char *args, char *out, size_t size)
+{
+	char cmd[1024];
+	size_t len;
+	FILE *p;
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "%s -s %s/secret %s 2>&1", test_bin("aifs"),
+		 cluster_mds.srv.dir, args);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	len = fread(out, 1, size - 1, p);
+	out[len] = '\0';
+	status = pclose(p);
+	printf("$ aifs %s\n%s", args, out);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}

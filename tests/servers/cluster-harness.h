@@ -71,6 +71,12 @@ bool cluster_chunk_gone(void *arg);
 int cluster_read_chunk(struct ds_proc *p, u64 ino, u32 index, void *buf,
 		       u64 *version);
 
+/*
+ * The aifs command with @args (its server addresses in them), with the
+ * cluster's secret: its exit code, its output (stderr too) in @out.
+ */
+int cluster_cli(const char *args, char *out, size_t size);
+
 /* A new file @name in the root, its layout in @layout; its ino. */
 u64 cluster_create(const char *name, struct aifs_layout *layout);
 /* Write @nr whole chunks of @ino through their primaries; 0 or -errno. */

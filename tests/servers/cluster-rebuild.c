@@ -9,7 +9,8 @@
  * point, so that it can be seen), then holds the survivor's bytes and
  * versions.  The survivor refuses a write made with the old layout
  * (EREMCHG) and takes one made with the new, which reaches the new
- * member.  The lost server is RETIRED, and back, it serves nothing.
+ * member.  The lost server is RETIRED, and back, it serves nothing and
+ * the MDS has its chunks deleted.
  * Then the MDS dies right after it committed another file's rebuilt
  * layout: the new member finishes on its own.
  */
@@ -95,6 +96,7 @@ static void rebuilt(void)
 	struct aifs_entry_rep entry;
 	struct cluster_state s;
 	struct ds_proc *lost, *kept, *added;
+	struct chunk_at gone;
 	u32 added_id, len = 0;
 	int err;
 
@@ -131,6 +133,9 @@ static void rebuilt(void)
 	CHECK(cluster_in_state(&s), "the lost server is back in service");
 	err = ds_read(lost, r.ino, 0, 0, DS_TEST_CHUNK, 0, got, &len, NULL);
 	CHECK(err == -ESTALE, "a retired server served: %d", err);
+	gone = (struct chunk_at){ lost, r.ino, 0 };
+	CHECK(cluster_wait(cluster_chunk_gone, &gone, WAIT_MS),
+	      "the retired server keeps its chunks");
 	/* the next rebuild is of the next file alone */
 	CHECK(!aifs_unlink(cluster_conn, &cluster_cred, AIFS_ROOT_INO, "f",
 			   &entry), "unlink");

@@ -126,6 +126,18 @@ static void crcs(struct ds_proc *p, u64 ino, u32 index, u32 *out)
 	aifs_reply_free(&reply);
 }
 
+/* `aifs recovery` says "data server @id: @what". */
+static void recovery_says(u32 id, const char *what)
+{
+	char out[4096], cmd[64], want[128];
+
+	snprintf(cmd, sizeof(cmd), "recovery 127.0.0.1:%s",
+		 cluster_mds.srv.port);
+	snprintf(want, sizeof(want), "data server %u: %s", id, what);
+	CHECK(cluster_cli(cmd, out, sizeof(out)) == 0 && strstr(out, want),
+	      "aifs recovery does not say \"%s\"", want);
+}
+
 static void while_syncing(struct ds_proc *r, u32 primary_id, u64 ino)
 {
 	struct aifs_chunk_list_req list = {
@@ -135,6 +147,7 @@ static void while_syncing(struct ds_proc *r, u32 primary_id, u64 ino)
 	u32 len = 0;
 	int err;
 
+	recovery_says(r->id, "SYNCING, catching up (round ");
 	err = ds_read(r, ino, 1, 0, DS_TEST_CHUNK, 0, got, &len, NULL);
 	CHECK(err == -ESTALE, "read of a SYNCING server: %d", err);
 	err = ds_write(r, ino, 1, 0, want[1], 100, &primary_id, 1, NULL);
@@ -204,9 +217,10 @@ static void mds_stalled(struct ds_proc *p, struct ds_proc *r, u64 ino)
 }
 
 /*
- * Both copies go, the primary first: the replica, back alone, holds the
- * last copy (nothing was written without it) and serves again without a
- * peer to catch up from.
+ * Both copies go, the primary first, and the MDS restarts: the replica,
+ * back alone, holds the last copy (nothing was written without it: the
+ * order they went out in is kept with the map) and serves again without
+ * a peer to catch up from.
  */
 static void last_copy(struct ds_proc *p, struct ds_proc *r, u64 ino)
 {
@@ -217,6 +231,7 @@ static void last_copy(struct ds_proc *p, struct ds_proc *r, u64 ino)
 	s.p = r;
 	ds_stop(r, SIGKILL);
 	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS), "replica not out");
+	cluster_mds_restart();
 	ds_start(r);
 	s.state = AIFS_DS_UP;
 	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS),
@@ -255,6 +270,7 @@ int main(void)
 	CHECK(cluster_in_state(&s),
 	      "a write went without a replica the MDS did not count out");
 	put(p, rid, ino, 2, 4);
+	recovery_says(rid, "OFFLINE, rebuilt around in ");
 
 	setenv("AIFS_FAIL", "request.delay:opcode=73:value=1500", 1);
 	ds_start(r);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "aifs/libaifs.h"
@@ -29,6 +30,9 @@ static void usage(FILE *out)
 		"  scrub HOST:PORT [start]\n"
 		"                        a data server's scrub as it stands; start:\n"
 		"                        begin a pass now\n"
+		"  recovery HOST:PORT    what the MDS at HOST:PORT has to recover:\n"
+		"                        servers catching up (SYNCING), and those\n"
+		"                        OFFLINE, before or during their rebuild\n"
 		"  fsck HOST:PORT [--repair | --status]\n"
 		"                        check the MDS's tables against the data\n"
 		"                        servers (repair what is found); exit 0\n"
@@ -39,43 +43,23 @@ static void usage(FILE *out)
 		AIFS_SECRET_PATH);
 }
 
-/* "host:port" or "[v6]:port" into @host (of @size bytes) and *@port. */
-static int split_server(const char *arg, char *host, size_t size,
-			const char **port)
-{
-	const char *colon = strrchr(arg, ':');
-	size_t len;
-
-	if (!colon || !colon[1])
-		return -EINVAL;
-	len = colon - arg;
-	if (len >= 2 && arg[0] == '[' && arg[len - 1] == ']') {
-		arg++;
-		len -= 2;
-	}
-	if (!len || len >= size)
-		return -EINVAL;
-	memcpy(host, arg, len);
-	host[len] = '\0';
-	*port = colon + 1;
-	return 0;
-}
-
 static int cli_connect(struct aifs_cli *cli, const char *server,
 		       struct aifs_conn **conn)
 {
-	char host[256], why[512];
+	char host[256], port[16], why[512];
 	struct aifs_connect_opts opts = {
 		.role = AIFS_ROLE_ADMIN,
 		.secret = &cli->secret,
 	};
 	int err;
 
-	if (split_server(server, host, sizeof(host), &opts.port)) {
+	if (aifs_parse_hostport(server, host, sizeof(host), port,
+				sizeof(port))) {
 		fprintf(stderr, "aifs: '%s' is not HOST:PORT\n", server);
 		return -EINVAL;
 	}
 	opts.host = host;
+	opts.port = port;
 	err = aifs_secret_load(&cli->secret, cli->secret_path, why,
 			       sizeof(why));
 	if (err) {
@@ -300,6 +284,73 @@ static int cmd_fsck(struct aifs_cli *cli, int argc, char **argv)
 	return err;
 }
 
+static void print_recovery_entry(const struct aifs_recovery_entry *e,
+				 u64 next_ino)
+{
+	u32 state = le32_to_cpu(e->state), in = le32_to_cpu(e->rebuild_in);
+	u64 cursor = le64_to_cpu(e->cursor);
+	char since[32];
+	time_t t = le64_to_cpu(e->since);
+
+	printf("data server %u: %s", le32_to_cpu(e->id),
+	       state == AIFS_DS_SYNCING ? "SYNCING, catching up" :
+	       "OFFLINE");
+	if (state == AIFS_DS_OFFLINE && in == AIFS_REBUILD_NEVER) {
+		printf(", never rebuilt around (rebuild_delay_s = 0)\n");
+		return;
+	}
+	if (state == AIFS_DS_OFFLINE && in) {
+		printf(", rebuilt around in %u s\n", in);
+		return;
+	}
+	if (state == AIFS_DS_OFFLINE)
+		printf(", being rebuilt around");
+	strftime(since, sizeof(since), "%F %T", localtime(&t));
+	printf(" (round %u since %s): inode %llu of %llu (%llu %%), %llu files, %llu chunks copied, %llu deleted, %llu left for another pass\n",
+	       le32_to_cpu(e->round), since, (unsigned long long)cursor,
+	       (unsigned long long)next_ino,
+	       (unsigned long long)(next_ino ? 100 * cursor / next_ino : 0),
+	       (unsigned long long)le64_to_cpu(e->files),
+	       (unsigned long long)le64_to_cpu(e->copied),
+	       (unsigned long long)le64_to_cpu(e->deleted),
+	       (unsigned long long)le64_to_cpu(e->left));
+}
+
+/* recovery HOST:PORT */
+static int cmd_recovery(struct aifs_cli *cli, int argc, char **argv)
+{
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
+	const struct aifs_recovery_entry *e;
+	struct aifs_recovery_rep rep;
+	struct aifs_reply reply;
+	u32 i, n;
+	int err;
+
+	if (argc != 2) {
+		usage(stderr);
+		return 2;
+	}
+	err = cli_call(cli, argv[1], AIFS_OP_RECOVERY_GET, NULL, 0, &reply);
+	if (!err)
+		err = aifs_decode_recovery_rep(reply.payload, reply.len, &rep,
+					       parts);
+	if (err) {
+		if (err == -EINVAL || err == -EBADMSG || err == -EOPNOTSUPP)
+			fprintf(stderr, "aifs: %s: no RECOVERY_GET here\n",
+				argv[1]);
+		aifs_reply_free(&reply);
+		return 1;
+	}
+	n = le32_to_cpu(rep.count);
+	e = parts[0].data;
+	for (i = 0; i < n; i++)
+		print_recovery_entry(&e[i], le64_to_cpu(rep.next_ino));
+	if (!n)
+		printf("nothing to recover: every data server is UP, DRAINING or RETIRED\n");
+	aifs_reply_free(&reply);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(struct aifs_cli *cli, int argc, char **argv);
@@ -307,6 +358,7 @@ static const struct {
 	{ "fail", cmd_fail },
 	{ "scrub", cmd_scrub },
 	{ "fsck", cmd_fsck },
+	{ "recovery", cmd_recovery },
 };
 
 int main(int argc, char **argv)

@@ -29,7 +29,7 @@
  *      reserved fields of CHUNK_TRUNCATE and CHUNK_DELETE became @fence;
  *      AIFS_IO_ZERO (a CHUNK_WRITE of zeros with no data: hole punching);
  *      FAIL_SET (fault injection), DS_SCRUB, CHUNK_LIST, CHUNK_SYNC,
- *      DS_INODES, MDS_FSCK,
+ *      DS_INODES, MDS_FSCK, RECOVERY_GET,
  *      CHUNK_WRITE's @ahead and @layout_gen, CHUNK_SYNC's @flags,
  *      AIFS_DS_SYNCING, and DS_REGISTER's reply got @grace_ms.
  */
@@ -211,6 +211,7 @@ enum aifs_opcode {
 	AIFS_OP_DS_REGISTER	= 49,
 	AIFS_OP_DS_HEARTBEAT	= 50,
 	AIFS_OP_MDS_FSCK	= 51,	/* admin -> MDS: start an fsck, or ask */
+	AIFS_OP_RECOVERY_GET	= 52,	/* admin -> MDS: how recovery goes */
 
 	AIFS_OP_CHUNK_READ	= 64,
 	AIFS_OP_CHUNK_WRITE	= 65,
@@ -1600,5 +1601,54 @@ struct aifs_mds_fsck_rep {
 };
 
 #define AIFS_MDS_FSCK_REP_SIZE	208
+
+/* RECOVERY_GET: a server's rebuild never starts (rebuild_delay_s = 0) */
+#define AIFS_REBUILD_NEVER	0xffffffffU
+
+/**
+ * struct aifs_recovery_entry - a data server recovery has work for
+ * @id:         the server
+ * @state:      SYNCING (it catches up) or OFFLINE (waiting for the
+ *              rebuild delay, or being rebuilt around)
+ * @round:      recovery's round of it (a new one at each state change)
+ * @rebuild_in: OFFLINE: seconds until its rebuild begins (0: begun), or
+ *              AIFS_REBUILD_NEVER
+ * @cursor:     the next inode number the walk looks at (0: not begun)
+ * @files:      files synced on it, or rebuilt around it, this round
+ * @copied:     chunks copied this round
+ * @deleted:    chunks deleted this round (cut while it was away)
+ * @left:       rebuild: files left for another pass (no source, nowhere
+ *              to go)
+ * @since:      when the round began (Unix seconds)
+ */
+struct aifs_recovery_entry {
+	__le32 id;
+	__le32 state;
+	__le32 round;
+	__le32 rebuild_in;
+	__le64 cursor;
+	__le64 files;
+	__le64 copied;
+	__le64 deleted;
+	__le64 left;
+	__le64 since;
+};
+
+#define AIFS_RECOVERY_ENTRY_SIZE	64
+
+/**
+ * struct aifs_recovery_rep - RECOVERY_GET (empty request); @count struct
+ *                            aifs_recovery_entry follow, by id
+ * @next_ino: the inode number the MDS gives next: where the walks end
+ * @count:    entries following: every SYNCING and OFFLINE server
+ * @reserved: zero
+ */
+struct aifs_recovery_rep {
+	__le64 next_ino;
+	__le32 count;
+	__le32 reserved;
+};
+
+#define AIFS_RECOVERY_REP_SIZE	16
 
 #endif /* AIFS_PROTO_H */

@@ -7,7 +7,7 @@
 #include "samples.h"
 #include "test.h"
 
-#define NR_KNOWN_OPS	40
+#define NR_KNOWN_OPS	41
 
 static u8 *buf, *buf2;
 static union {
