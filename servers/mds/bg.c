@@ -161,6 +161,20 @@ void mds_dsconns_close(struct mds_dsconns *s)
 	*s = (struct mds_dsconns){ NULL, 0 };
 }
 
+int mds_ds_call(struct aifs_conn *conn, u16 opcode, const void *req,
+		size_t len, int call_ms, struct aifs_reply *reply)
+{
+	struct iovec iov = { (void *)req, len };
+	int err;
+
+	err = aifs_call(conn, opcode, &iov, 1, reply, call_ms);
+	if (!err && reply->status) {
+		err = -(int)reply->status;
+		aifs_reply_free(reply);
+	}
+	return err;
+}
+
 int mds_chunk_sync(struct mds *mds, struct aifs_conn *conn, u64 ino,
 		   const struct aifs_layout *layout, u32 from, u32 flags,
 		   int call_ms, struct aifs_chunk_sync_rep *rep)
@@ -172,17 +186,39 @@ int mds_chunk_sync(struct mds *mds, struct aifs_conn *conn, u64 ino,
 		.flags = cpu_to_le32(flags),
 		.layout = *layout,
 	};
-	struct iovec iov = { &req, sizeof(req) };
 	struct aifs_reply reply;
 	int err;
 
 	memcpy(req.id.fs_uuid, mds->super.uuid, sizeof(req.id.fs_uuid));
-	err = aifs_call(conn, AIFS_OP_CHUNK_SYNC, &iov, 1, &reply, call_ms);
-	if (!err && reply.status)
-		err = -(int)reply.status;
-	if (!err)
-		err = aifs_decode_chunk_sync_rep(reply.payload, reply.len, rep,
-						 NULL);
+	err = mds_ds_call(conn, AIFS_OP_CHUNK_SYNC, &req, sizeof(req), call_ms,
+			  &reply);
+	if (err)
+		return err;
+	err = aifs_decode_chunk_sync_rep(reply.payload, reply.len, rep, NULL);
 	aifs_reply_free(&reply);
 	return err;
+}
+
+int mds_chunk_sync_all(struct mds *mds, struct aifs_conn *conn, u64 ino,
+		       const struct aifs_layout *layout, int call_ms,
+		       struct mds_sync_tally *tally)
+{
+	struct aifs_chunk_sync_rep rep;
+	u32 from = 0, next;
+	int err;
+
+	for (;;) {
+		err = mds_chunk_sync(mds, conn, ino, layout, from, 0, call_ms,
+				     &rep);
+		if (err)
+			return err;
+		tally->copied += le32_to_cpu(rep.copied);
+		tally->deleted += le32_to_cpu(rep.deleted);
+		next = le32_to_cpu(rep.next);
+		if (next == AIFS_CHUNK_SYNC_DONE)
+			return 0;
+		if (next <= from && !rep.copied && !rep.deleted)
+			return -EAGAIN;	/* a peer cannot give it yet */
+		from = next;
+	}
 }

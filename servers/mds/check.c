@@ -17,13 +17,14 @@
 
 #include "mds.h"
 
-/* A growing array of u64, sorted once full, then counted by value. */
-struct ino_list {
-	u64 *v;
-	size_t nr, room, pos;
-};
+static int u64_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
 
-static int list_add(struct ino_list *l, u64 ino)
+	return x < y ? -1 : x > y;
+}
+
+int mds_u64s_add(struct mds_u64s *l, u64 v)
 {
 	u64 *grown;
 
@@ -34,19 +35,22 @@ static int list_add(struct ino_list *l, u64 ino)
 			return -ENOMEM;
 		l->v = grown;
 	}
-	l->v[l->nr++] = ino;
+	l->v[l->nr++] = v;
 	return 0;
 }
 
-int mds_u64_cmp(const void *a, const void *b)
+void mds_u64s_sort(struct mds_u64s *l)
 {
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
+	qsort(l->v, l->nr, sizeof(*l->v), u64_cmp);
 }
 
-/* How many times @ino is listed; called with ascending @ino. */
-static u64 list_count(struct ino_list *l, u64 ino)
+bool mds_u64s_has(const struct mds_u64s *l, u64 v)
+{
+	return l->nr && bsearch(&v, l->v, l->nr, sizeof(*l->v), u64_cmp);
+}
+
+/* How many times @ino is in sorted @l; called with ascending @ino. */
+static u64 list_count(struct mds_u64s *l, u64 ino)
 {
 	u64 n = 0;
 
@@ -61,9 +65,9 @@ static u64 list_count(struct ino_list *l, u64 ino)
 
 struct check {
 	struct mds_txn *t;
-	struct ino_list names;		/* child of every entry */
-	struct ino_list children;	/* parent of every entry */
-	struct ino_list subdirs;	/* parent of every directory entry */
+	struct mds_u64s names;		/* child of every entry */
+	struct mds_u64s children;	/* parent of every entry */
+	struct mds_u64s subdirs;	/* parent of every directory entry */
 	struct mds_check_tally *tally;
 	mds_problem_fn *found;
 	void *arg;
@@ -150,8 +154,9 @@ static void check_dentry(struct check *c, const MDB_val *k, const MDB_val *v)
 			"entry %llu/%.*s: no sequence entry %llu",
 			(unsigned long long)parent, name_len, name,
 			(unsigned long long)d.seq);
-	if (list_add(&c->names, d.ino) || list_add(&c->children, parent) ||
-	    (S_ISDIR(d.mode) && list_add(&c->subdirs, parent)))
+	if (mds_u64s_add(&c->names, d.ino) ||
+	    mds_u64s_add(&c->children, parent) ||
+	    (S_ISDIR(d.mode) && mds_u64s_add(&c->subdirs, parent)))
 		problem(c, AIFS_FSCK_OTHER, NULL, "out of memory");
 }
 
@@ -302,9 +307,9 @@ static int check_all(struct check *c)
 		err = check_table(c, MDS_DB_DIRSEQ, check_dirseq);
 	if (err)
 		return err;
-	qsort(c->names.v, c->names.nr, sizeof(u64), mds_u64_cmp);
-	qsort(c->children.v, c->children.nr, sizeof(u64), mds_u64_cmp);
-	qsort(c->subdirs.v, c->subdirs.nr, sizeof(u64), mds_u64_cmp);
+	mds_u64s_sort(&c->names);
+	mds_u64s_sort(&c->children);
+	mds_u64s_sort(&c->subdirs);
 	err = check_table(c, MDS_DB_INODES, check_inode_rec);
 	if (!err)
 		err = check_table(c, MDS_DB_ORPHANS, check_orphan);

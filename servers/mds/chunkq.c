@@ -116,41 +116,27 @@ int mds_chunks_cut(struct mds_txn *t, struct mds_inode *inode, u64 size)
 	return chunks_queue(t, &job);
 }
 
-/* The inodes with jobs queued in @t, sorted, into *@inos (to free). */
-int mds_chunkq_inos(struct mds_txn *t, u64 **inos, size_t *nr)
+/* The inodes with jobs queued in @t, sorted, into empty @inos. */
+int mds_chunkq_inos(struct mds_txn *t, struct mds_u64s *inos)
 {
 	const struct mds_chunk_job *job;
-	size_t room = 0;
 	MDB_cursor *cur;
 	MDB_val k, v;
-	u64 *grown;
 	int rc, err;
 
-	*inos = NULL;
-	*nr = 0;
 	err = mds_db_cursor(t, MDS_DB_CHUNKQ, &cur);
 	if (err)
 		return err;
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); !rc;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); !rc && !err;
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (v.mv_size != sizeof(*job))
-			continue;
-		if (*nr == room) {
-			room = room ? 2 * room : 64;
-			grown = realloc(*inos, room * sizeof(*grown));
-			if (!grown) {
-				rc = ENOMEM;
-				break;
-			}
-			*inos = grown;
-		}
 		job = v.mv_data;
-		(*inos)[(*nr)++] = job->ino;
+		if (v.mv_size == sizeof(*job))
+			err = mds_u64s_add(inos, job->ino);
 	}
 	mdb_cursor_close(cur);
-	if (rc == ENOMEM)
-		return -ENOMEM;
-	qsort(*inos, *nr, sizeof(**inos), mds_u64_cmp);
+	if (err)
+		return err;
+	mds_u64s_sort(inos);
 	return rc == MDB_NOTFOUND ? 0 : mds_db_errno(rc);
 }
 

@@ -225,35 +225,22 @@ static void fsck_conn_failed(struct mds_fsck *f, u32 id)
 static int fsck_call(struct aifs_conn *conn, u16 opcode, const void *req,
 		     size_t len, struct aifs_reply *reply)
 {
-	struct iovec iov = { (void *)req, len };
-	int err;
-
-	err = aifs_call(conn, opcode, &iov, 1, reply, FSCK_CALL_MS);
-	if (!err && reply->status) {
-		err = -(int)reply->status;
-		aifs_reply_free(reply);
-	}
-	return err;
+	return mds_ds_call(conn, opcode, req, len, FSCK_CALL_MS, reply);
 }
 
 /* ---- 2. chunks of no file ---- */
-
-static bool ino_listed(const u64 *inos, size_t nr, u64 ino)
-{
-	return nr && bsearch(&ino, inos, nr, sizeof(*inos), mds_u64_cmp);
-}
 
 /*
  * Why server @id's chunks of @ino are orphans in @t (NULL: they are
  * not); @queued lists the inodes with chunk jobs.
  */
 static const char *orphan_reason(struct mds_txn *t, u64 ino, u32 id,
-				 const u64 *queued, size_t nr_queued)
+				 const struct mds_u64s *queued)
 {
 	struct mds_inode inode;
 	int err;
 
-	if (ino_listed(queued, nr_queued, ino))
+	if (mds_u64s_has(queued, ino))
 		return NULL;	/* deleted or cut: on their way */
 	err = mds_inode_get(t, ino, &inode);
 	if (err == -ESTALE)
@@ -271,19 +258,18 @@ static const char *orphan_reason(struct mds_txn *t, u64 ino, u32 id,
 static int orphans_of(struct mds_fsck *f, u32 id, const u64 *inos, u32 n,
 		      u64 *out, bool report)
 {
+	struct mds_u64s queued = { 0 };
 	const char *why;
 	struct mds_txn t;
-	size_t nr_queued;
-	u64 *queued;
 	u32 i, nr = 0;
 	int err;
 
 	err = mds_read_begin(f->bg.mds, &t);
 	if (err)
 		return err;
-	err = mds_chunkq_inos(&t, &queued, &nr_queued);
+	err = mds_chunkq_inos(&t, &queued);
 	for (i = 0; !err && i < n; i++) {
-		why = orphan_reason(&t, inos[i], id, queued, nr_queued);
+		why = orphan_reason(&t, inos[i], id, &queued);
 		if (!why)
 			continue;
 		out[nr++] = inos[i];
@@ -292,7 +278,7 @@ static int orphans_of(struct mds_fsck *f, u32 id, const u64 *inos, u32 n,
 				    "inode %llu on data server %u: %s",
 				    (unsigned long long)inos[i], id, why);
 	}
-	free(queued);
+	free(queued.v);
 	mds_read_end(&t);
 	return err ? err : (int)nr;
 }
@@ -469,15 +455,22 @@ static int copy_list(struct mds_fsck *f, struct fsck_copy *c, u64 ino,
 	return err;
 }
 
+static int entry_index_cmp(const void *key, const void *elem)
+{
+	u32 k = *(const u32 *)key;
+	u32 x = le32_to_cpu(((const struct aifs_chunk_entry *)elem)->index);
+
+	return k < x ? -1 : k > x;
+}
+
+/* @c's chunk of @index: its list is by index (CHUNK_LIST's order). */
 static const struct aifs_chunk_entry *copy_find(const struct fsck_copy *c,
 						__le32 index)
 {
-	u32 i;
+	u32 k = le32_to_cpu(index);
 
-	for (i = 0; i < c->n; i++)
-		if (c->e[i].index == index)
-			return &c->e[i];
-	return NULL;
+	return c->n ? bsearch(&k, c->e, c->n, sizeof(*c->e), entry_index_cmp) :
+		      NULL;
 }
 
 /* Members of @copies behind another: marked, and counted. */
@@ -555,27 +548,13 @@ static int apply_file_check(struct mds_txn *t, struct mds_op *op)
 /* CHUNK_SYNC of @inode on @id, range after range. */
 static int fsck_sync(struct mds_fsck *f, u32 id, const struct mds_inode *inode)
 {
-	struct aifs_chunk_sync_rep rep;
-	struct aifs_conn *conn;
-	u32 from = 0, next;
-	int err;
+	struct mds_sync_tally tally = { 0 };
+	struct aifs_conn *conn = fsck_conn(f, id);
 
-	for (;;) {
-		conn = fsck_conn(f, id);
-		if (!conn)
-			return -ENOTCONN;
-		err = mds_chunk_sync(f->bg.mds, conn, inode->ino,
-				     &inode->layout, from, 0, FSCK_CALL_MS,
-				     &rep);
-		if (err)
-			return err;
-		next = le32_to_cpu(rep.next);
-		if (next == AIFS_CHUNK_SYNC_DONE)
-			return 0;
-		if (next <= from && !rep.copied && !rep.deleted)
-			return -EAGAIN;
-		from = next;
-	}
+	if (!conn)
+		return -ENOTCONN;
+	return mds_chunk_sync_all(f->bg.mds, conn, inode->ino, &inode->layout,
+				  FSCK_CALL_MS, &tally);
 }
 
 /* Group @g of @inode: behind members caught up; whether it goes past. */
@@ -622,23 +601,27 @@ static bool fsck_group(struct mds_fsck *f, const struct mds_inode *inode,
 
 static void fsck_file(struct mds_fsck *f, const struct mds_inode *inode)
 {
-	struct fsck_file_op fo = { .inode = inode };
+	struct fsck_file_op fo = { .inode = inode, .cut = fsck_repairs(f) };
 	u32 g, sc = le16_to_cpu(inode->layout.stripe_count);
 	bool past = false;
+	int err;
 
 	for (g = 0; g < sc; g++)
 		past |= fsck_group(f, inode, g);
 	pthread_mutex_lock(&f->bg.lock);
 	f->tally.files++;
 	pthread_mutex_unlock(&f->bg.lock);
-	if (!past || mds_write_own(f->bg.mds, apply_file_check, &fo))
-		return;		/* open, or changed: its writes go on */
+	if (!past)
+		return;
+	/* checked, and with --repair cut, in one go on the writer */
+	err = mds_write_own(f->bg.mds, apply_file_check, &fo);
+	if (err == -ESTALE || err == -EBUSY)
+		return;		/* changed, or open: its writes go on */
 	fsck_report(f, AIFS_FSCK_PAST_SIZE,
 		    "inode %llu: chunks past its size %llu",
 		    (unsigned long long)inode->ino,
 		    (unsigned long long)inode->size);
-	fo.cut = true;
-	if (fsck_repairs(f) && !mds_write_own(f->bg.mds, apply_file_check, &fo))
+	if (!err && fo.cut)
 		fsck_repaired(f, AIFS_FSCK_PAST_SIZE);
 }
 

@@ -353,10 +353,26 @@ struct mds_dsconn *mds_dsconns_get(struct mds_dsconns *s, u32 id);
 void mds_dsconns_close(struct mds_dsconns *s);
 #define MDS_SYNC_RANGE		16	/* chunks per CHUNK_SYNC */
 
+struct mds_sync_tally;
+
+/*
+ * A call of @opcode with @req (@len bytes) on @conn: 0 with the reply in
+ * @reply (to free), or -errno, the server's status too.
+ */
+int mds_ds_call(struct aifs_conn *conn, u16 opcode, const void *req,
+		size_t len, int call_ms, struct aifs_reply *reply);
 /* CHUNK_SYNC of @ino (@layout) from chunk @from, with @flags, on @conn. */
 int mds_chunk_sync(struct mds *mds, struct aifs_conn *conn, u64 ino,
 		   const struct aifs_layout *layout, u32 from, u32 flags,
 		   int call_ms, struct aifs_chunk_sync_rep *rep);
+/*
+ * CHUNK_SYNC of @ino on @conn, range after range, what it copied and
+ * deleted added to @tally: 0 once it is in sync there, -EAGAIN when a
+ * peer cannot give a chunk yet, or another -errno.
+ */
+int mds_chunk_sync_all(struct mds *mds, struct aifs_conn *conn, u64 ino,
+		       const struct aifs_layout *layout, int call_ms,
+		       struct mds_sync_tally *tally);
 /* @c failed: closed, left alone for a pause that doubles up to 5 s; true
  * the first time (to say so once). */
 bool mds_dsconn_failed(struct mds_dsconn *c);
@@ -368,7 +384,8 @@ int mds_dsconn_connect(struct mds_bg *bg, struct mds_dsconn *c,
 
 int mds_chunks_free(struct mds_txn *t, const struct mds_inode *inode);
 int mds_chunks_cut(struct mds_txn *t, struct mds_inode *inode, u64 size);
-int mds_chunkq_inos(struct mds_txn *t, u64 **inos, size_t *nr);
+struct mds_u64s;
+int mds_chunkq_inos(struct mds_txn *t, struct mds_u64s *inos);
 void mds_drain_kick(struct mds *mds);
 void mds_drain_sync(struct mds *mds, u64 job);
 int mds_drain_start(struct mds *mds);
@@ -527,8 +544,17 @@ typedef void mds_problem_fn(void *arg, enum aifs_fsck_kind kind,
 int mds_check_tables(struct mds_txn *t, struct mds_check_tally *tally,
 		     mds_problem_fn *found, void *arg);
 int mds_check(struct mds *mds);
-/* qsort() and bsearch() of u64 */
-int mds_u64_cmp(const void *a, const void *b);
+
+/* A growing list of u64 (to free(@v)); @pos: check.c's counting. */
+struct mds_u64s {
+	u64 *v;
+	size_t nr, room, pos;
+};
+
+int mds_u64s_add(struct mds_u64s *l, u64 v);
+void mds_u64s_sort(struct mds_u64s *l);
+/* Whether sorted @l has @v. */
+bool mds_u64s_has(const struct mds_u64s *l, u64 v);
 
 /* ---- fsck.c: aifs fsck, the tables against the data servers ---- */
 

@@ -162,30 +162,16 @@ static int recovery_sync_call(struct mds_recovery *r, struct recovery_ds *ds,
 static int recovery_sync_file(struct mds_recovery *r, struct recovery_ds *ds,
 			      const struct recovery_file *f)
 {
-	struct aifs_chunk_sync_rep rep;
-	u32 from = 0, next;
 	int err;
 
-	for (;;) {
-		err = recovery_sync_call(r, ds, f, from, 0, &rep);
-		if (!err) {
-			ds->n.copied += le32_to_cpu(rep.copied);
-			ds->n.deleted += le32_to_cpu(rep.deleted);
-			next = le32_to_cpu(rep.next);
-			if (next == AIFS_CHUNK_SYNC_DONE)
-				return 0;
-			if (next <= from && !rep.copied && !rep.deleted)
-				err = -EAGAIN;	/* a peer cannot give it yet */
-		}
-		if (err == -EAGAIN && recovery_last_copy(r, ds->c.id, f)) {
-			aifs_warn("data server %u holds the last copy of inode %llu: taken as it is",
-				  ds->c.id, (unsigned long long)f->ino);
-			return 0;
-		}
-		if (err)
-			return err;
-		from = next;
+	err = mds_chunk_sync_all(r->bg.mds, ds->c.conn, f->ino, &f->layout,
+				 RECOVERY_CALL_MS, &ds->n);
+	if (err == -EAGAIN && recovery_last_copy(r, ds->c.id, f)) {
+		aifs_warn("data server %u holds the last copy of inode %llu: taken as it is",
+			  ds->c.id, (unsigned long long)f->ino);
+		return 0;
 	}
+	return err;
 }
 
 /* A rebuild of one file: its new layout, and who is told what. */
