@@ -13,14 +13,14 @@ $(LIBPROTO): $(LIBPROTO_SRCS:%.c=$(BUILD)/obj/%.o)
 PROTO_HDRS := $(wildcard libproto/include/aifs/*.h) libproto/fuzz/samples.h \
 	libproto/fuzz/fuzz.h
 PROTO_SAMPLES := libproto/fuzz/samples.c
-PROTO_TEST_CFLAGS := $(filter-out -MMD -MP,$(USER_CFLAGS)) -Ilibproto/fuzz \
+PROTO_TEST_CFLAGS := $(filter-out -MMD -MP,$(USER_CFLAGS)) -Ilibproto/fuzz -Itests/unit \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 
 UNIT_TESTS += $(BUILD)/tests/unit/proto-codec $(BUILD)/tests/unit/proto-frame
 
 $(BUILD)/tests/unit/proto-%: tests/unit/proto/%_test.c $(PROTO_SAMPLES) \
-		$(LIBPROTO_SRCS) $(PROTO_HDRS) tests/unit/proto/test.h
+		$(LIBPROTO_SRCS) $(PROTO_HDRS) tests/unit/test.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROTO_TEST_CFLAGS) -o $@ $(filter %.c,$^) $(LIBPROTO_LIBS)
 

@@ -2,10 +2,12 @@
 # the test programs built on it (tests/servers: run by 'make test-servers').
 LIBSERVER := $(BUILD)/lib/libaifsserver.a
 LIBSERVER_SRCS := $(addprefix servers/common/,log.c config.c loop.c tcp.c rdma.c \
-	peer.c handshake.c workers.c server.c program.c fail.c)
-LIBSERVER_CFLAGS := -Iservers/common/include $(LIBAIFS_CFLAGS)
+	peer.c handshake.c workers.c server.c program.c fail.c ec.c)
+# Jerasure's headers include each other by bare name (no .pc file says so)
+EC_CFLAGS := -I/usr/include/jerasure
+LIBSERVER_CFLAGS := -Iservers/common/include $(EC_CFLAGS) $(LIBAIFS_CFLAGS)
 # Link a server with: $(LIBSERVER) $(LIBAIFS) $(LIBPROTO) $(LIBSERVER_LIBS)
-LIBSERVER_LIBS := -linih -lsystemd $(LIBAIFS_LIBS)
+LIBSERVER_LIBS := -linih -lsystemd -lJerasure -lgf_complete $(LIBAIFS_LIBS)
 SERVER_LINK := $(LIBSERVER) $(LIBAIFS) $(LIBPROTO)
 
 $(LIBSERVER_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBSERVER_CFLAGS)
@@ -13,6 +15,15 @@ $(LIBSERVER_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBSERVER_CFLAG
 $(LIBSERVER): $(LIBSERVER_SRCS:%.c=$(BUILD)/obj/%.o)
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
+
+# The erasure code's unit test, from source with the sanitizers.
+UNIT_TESTS += $(BUILD)/tests/unit/ec-codec
+
+$(BUILD)/tests/unit/ec-codec: tests/unit/ec/ec_test.c servers/common/ec.c \
+		servers/common/include/aifs/ec.h tests/unit/test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PROTO_TEST_CFLAGS) -Iservers/common/include $(EC_CFLAGS) -o $@ \
+		$(filter %.c,$^) -lJerasure -lgf_complete -lpthread
 
 # Test programs: the echo server and the protocol conformance peer in
 # build/bin (aifs-NAME from tests/servers/NAME.c, '-' for '_'), the C tests
@@ -125,3 +136,12 @@ $(CLUSTER_TESTS): $(SERVER_TEST_DIR)/%: $(BUILD)/obj/tests/servers/%.o \
 $(BUILD)/obj/tests/servers/cluster-fsck.o: private USER_CFLAGS += \
 	$(LIBSERVER_CFLAGS)
 $(SERVER_TEST_DIR)/cluster-fsck: private LIBAIFS_LIBS += -llmdb
+
+# bench/ec-bench runs this (not a test): the codec next to ISA-L.
+USER_PROGS += $(BUILD)/bench/ec-bench
+
+$(BUILD)/obj/bench/ec_bench.o: private USER_CFLAGS += $(LIBSERVER_CFLAGS)
+
+$(BUILD)/bench/ec-bench: $(BUILD)/obj/bench/ec_bench.o $(LIBSERVER)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $^ -lJerasure -lgf_complete -lisal -lpthread
