@@ -81,6 +81,9 @@ AIFS_SIZE_CHECK(struct aifs_chunk_list_req, AIFS_CHUNK_LIST_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_list_rep, AIFS_CHUNK_LIST_REP_SIZE);
 AIFS_SIZE_CHECK(struct aifs_ds_inodes_req, AIFS_DS_INODES_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_ds_inodes_rep, AIFS_DS_INODES_REP_SIZE);
+AIFS_SIZE_CHECK(struct aifs_ec_group, AIFS_EC_GROUP_SIZE);
+AIFS_SIZE_CHECK(struct aifs_ec_write_req, AIFS_EC_WRITE_REQ_SIZE);
+AIFS_SIZE_CHECK(struct aifs_ec_read_req, AIFS_EC_READ_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_mds_fsck_req, AIFS_MDS_FSCK_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_mds_fsck_rep, AIFS_MDS_FSCK_REP_SIZE);
 AIFS_SIZE_CHECK(struct aifs_recovery_entry, AIFS_RECOVERY_ENTRY_SIZE);
@@ -348,6 +351,12 @@ static int aifs_attr_check(const struct aifs_attr *a)
 	return 0;
 }
 
+static bool aifs_chunk_size_ok(u32 chunk)
+{
+	return aifs_is_pow2(chunk) && chunk >= AIFS_CHUNK_SIZE_MIN &&
+	       chunk <= AIFS_CHUNK_SIZE_MAX;
+}
+
 int aifs_layout_check(const struct aifs_layout *l)
 {
 	u32 chunk = le32_to_cpu(l->chunk_size);
@@ -376,8 +385,8 @@ int aifs_layout_check(const struct aifs_layout *l)
 	default:
 		return -EINVAL;
 	}
-	if (!aifs_is_pow2(chunk) || chunk < AIFS_CHUNK_SIZE_MIN ||
-	    chunk > AIFS_CHUNK_SIZE_MAX)
+	if (!aifs_chunk_size_ok(chunk) ||
+	    (u64)l->ec_k * chunk > AIFS_EC_STRIPE_MAX)
 		return -EINVAL;
 	if (width && (!stripes || stripes * width > AIFS_LAYOUT_MAX_TARGETS))
 		return -EINVAL;
@@ -768,36 +777,107 @@ static int aifs_check_chunk_read_rep(const void *fixed)
 	return le32_to_cpu(m->chunk_len) > AIFS_CHUNK_SIZE_MAX ? -EBADMSG : 0;
 }
 
+/*
+ * The bytes a write covers (its data, or @rdma.len moved by RDMA or
+ * zeroed), @offset within @limit: -EINVAL when the flags do not add up.
+ */
+static int aifs_check_write_span(u32 flags, const struct aifs_rdma_seg *rdma,
+				 u32 data_len, u32 offset, u32 limit)
+{
+	u32 len = data_len;
+
+	if (flags & ~AIFS_IO_KNOWN)
+		return -EINVAL;
+	if (flags & (AIFS_IO_RDMA | AIFS_IO_ZERO)) {
+		if (len)
+			return -EINVAL;
+		len = le32_to_cpu(rdma->len);
+	}
+	/* Zeros move no data: a whole chunk in one request. */
+	if (flags & AIFS_IO_ZERO) {
+		if ((flags & AIFS_IO_RDMA) || rdma->addr || rdma->rkey ||
+		    !len || (u64)offset + len > limit)
+			return -EINVAL;
+	} else if (!aifs_io_fits(offset, len, limit)) {
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int aifs_check_chunk_write_req(const void *fixed,
 				      const struct aifs_span *parts)
 {
 	const struct aifs_chunk_write_req *m = fixed;
-	u32 flags = le32_to_cpu(m->flags);
 	u32 chunk = le32_to_cpu(m->chunk_size);
 	u32 nr = le16_to_cpu(m->nr_replicas);
-	u32 offset = le32_to_cpu(m->offset);
-	u32 len = parts[0].len, i;
+	u32 i;
 
-	if (flags & (AIFS_IO_RDMA | AIFS_IO_ZERO)) {
-		if (len)
-			return -EINVAL;
-		len = le32_to_cpu(m->rdma.len);
-	}
-	if ((flags & ~AIFS_IO_KNOWN) || !aifs_is_pow2(chunk) ||
-	    chunk < AIFS_CHUNK_SIZE_MIN || chunk > AIFS_CHUNK_SIZE_MAX ||
-	    nr >= AIFS_MAX_REPLICAS || le16_to_cpu(m->ahead) > nr)
+	if (!aifs_chunk_size_ok(chunk) || nr >= AIFS_MAX_REPLICAS ||
+	    le16_to_cpu(m->ahead) > nr ||
+	    aifs_check_write_span(le32_to_cpu(m->flags), &m->rdma, parts[0].len,
+				  le32_to_cpu(m->offset), chunk))
 		return -EINVAL;
-	/* Zeros move no data: a whole chunk in one request. */
-	if (flags & AIFS_IO_ZERO) {
-		if ((flags & AIFS_IO_RDMA) || m->rdma.addr || m->rdma.rkey ||
-		    !len || (u64)offset + len > chunk)
-			return -EINVAL;
-	} else if (!aifs_io_fits(offset, len, chunk)) {
-		return -EINVAL;
-	}
 	for (i = 0; i < nr; i++)
 		if (!m->replicas[i])
 			return -EINVAL;
+	return aifs_chunk_id_check(&m->id);
+}
+
+/* An EC stripe's group: a code in range, distinct members, ahead < width. */
+static int aifs_check_ec_group(const struct aifs_ec_group *g)
+{
+	u32 chunk = le32_to_cpu(g->chunk_size);
+	u32 width = g->k + g->m, i, j;
+
+	if (!aifs_chunk_size_ok(chunk) || !g->k || g->k > AIFS_EC_MAX_K ||
+	    !g->m || g->m > AIFS_EC_MAX_M ||
+	    (u64)g->k * chunk > AIFS_EC_STRIPE_MAX ||
+	    le16_to_cpu(g->ahead) >= width)
+		return -EINVAL;
+	for (i = 0; i < AIFS_EC_MAX_WIDTH; i++) {
+		bool used = i < width;
+
+		if (used != !!g->members[i])
+			return -EINVAL;
+		for (j = 0; used && j < i; j++)
+			if (g->members[j] == g->members[i])
+				return -EINVAL;
+	}
+	return 0;
+}
+
+static int aifs_check_ec_write_req(const void *fixed,
+				   const struct aifs_span *parts)
+{
+	const struct aifs_ec_write_req *m = fixed;
+	int err = aifs_check_ec_group(&m->group);
+
+	if (err)
+		return err;
+	/* zeros too are data to the leader: no more than a write's */
+	if (m->id.fragment || le32_to_cpu(m->rdma.len) > AIFS_MAX_IO ||
+	    aifs_check_write_span(le32_to_cpu(m->flags), &m->rdma,
+				  parts[0].len, le32_to_cpu(m->offset),
+				  m->group.k * le32_to_cpu(m->group.chunk_size)))
+		return -EINVAL;
+	return aifs_chunk_id_check(&m->id);
+}
+
+static int aifs_check_ec_read_req(const void *fixed)
+{
+	const struct aifs_ec_read_req *m = fixed;
+	u32 flags = le32_to_cpu(m->flags);
+	u32 len = le32_to_cpu(m->length);
+	int err = aifs_check_ec_group(&m->group);
+
+	if (err)
+		return err;
+	if ((flags & ~AIFS_IO_RDMA) || !len || m->group.ahead ||
+	    le16_to_cpu(m->id.fragment) >= m->group.k + m->group.m ||
+	    !aifs_io_fits(le32_to_cpu(m->offset), len,
+			  le32_to_cpu(m->group.chunk_size)) ||
+	    ((flags & AIFS_IO_RDMA) && le32_to_cpu(m->rdma.len) < len))
+		return -EINVAL;
 	return aifs_chunk_id_check(&m->id);
 }
 
@@ -927,6 +1007,11 @@ static const struct aifs_op_desc {
 	MSGP(struct aifs_chunk_write_req, aifs_check_chunk_write_req,	\
 	     data_len, AIFS_P_DATA)
 #define CHUNK_REP		MSG0(struct aifs_chunk_rep, NULL)
+#define READ_REQ							\
+	MSG0(struct aifs_chunk_read_req, aifs_check_chunk_read_req)
+#define READ_REP							\
+	MSG1(struct aifs_chunk_read_rep, aifs_check_chunk_read_rep,	\
+	     data_len, AIFS_P_DATA)
 	[AIFS_OP_HELLO] = { "HELLO",
 		MSG0(struct aifs_hello_req, aifs_check_hello_req),
 		MSG0(struct aifs_hello_rep, aifs_check_hello_rep) },
@@ -999,10 +1084,7 @@ static const struct aifs_op_desc {
 		     aifs_check_ds_heartbeat_req),
 		MSG0(struct aifs_ds_heartbeat_rep,
 		     aifs_check_ds_heartbeat_rep) },
-	[AIFS_OP_CHUNK_READ] = { "CHUNK_READ",
-		MSG0(struct aifs_chunk_read_req, aifs_check_chunk_read_req),
-		MSG1(struct aifs_chunk_read_rep, aifs_check_chunk_read_rep,
-		     data_len, AIFS_P_DATA) },
+	[AIFS_OP_CHUNK_READ] = { "CHUNK_READ", READ_REQ, READ_REP },
 	[AIFS_OP_CHUNK_WRITE] = { "CHUNK_WRITE", WRITE_REQ, CHUNK_REP },
 	[AIFS_OP_CHUNK_TRUNCATE] = { "CHUNK_TRUNCATE",
 		MSG0(struct aifs_chunk_truncate_req,
@@ -1031,6 +1113,15 @@ static const struct aifs_op_desc {
 	[AIFS_OP_DS_INODES] = { "DS_INODES",
 		MSG0(struct aifs_ds_inodes_req, aifs_check_ds_inodes_req),
 		MSG1(struct aifs_ds_inodes_rep, NULL, count, AIFS_P_INOS) },
+	[AIFS_OP_EC_WRITE] = { "EC_WRITE",
+		MSGP(struct aifs_ec_write_req, aifs_check_ec_write_req,
+		     data_len, AIFS_P_DATA),
+		CHUNK_REP },
+	[AIFS_OP_EC_READ] = { "EC_READ",
+		MSG0(struct aifs_ec_read_req, aifs_check_ec_read_req),
+		READ_REP },
+	[AIFS_OP_FRAG_READ] = { "FRAG_READ", READ_REQ, READ_REP },
+	[AIFS_OP_FRAG_WRITE] = { "FRAG_WRITE", WRITE_REQ, CHUNK_REP },
 	[AIFS_OP_MDS_FSCK] = { "MDS_FSCK",
 		MSG0(struct aifs_mds_fsck_req, aifs_check_mds_fsck_req),
 		MSG1(struct aifs_mds_fsck_rep, NULL, text_len, AIFS_P_TEXT) },
@@ -1052,6 +1143,8 @@ static const struct aifs_op_desc {
 #undef CREATE_REQ
 #undef WRITE_REQ
 #undef CHUNK_REP
+#undef READ_REQ
+#undef READ_REP
 };
 
 static const struct aifs_msg_desc *aifs_msg_desc(u16 op, bool reply)

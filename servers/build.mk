@@ -60,7 +60,7 @@ $(foreach t,$(SERVER_TESTS),$(eval $(call SERVER_TEST_RULE,$(t))))
 
 # aifs-ds, the data server (servers/ds; Documentation/ds.md).
 DS_SRCS := $(addprefix servers/ds/,main.c identity.c store.c crc.c block.c \
-	io.c replicate.c resync.c scrub.c sync.c statfs.c mds_link.c)
+	io.c replicate.c resync.c scrub.c sync.c statfs.c mds_link.c ec.c)
 USER_PROGS += $(BIN)/aifs-ds
 
 $(DS_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBSERVER_CFLAGS)
@@ -90,6 +90,14 @@ $(DS_TESTS): $(SERVER_TEST_DIR)/%: $(BUILD)/obj/tests/servers/%.o \
 		$(DS_HARNESS) $(LIBAIFS) $(LIBPROTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS)
+
+# The EC stripe test checks the parity with the codec itself.
+USER_PROGS += $(SERVER_TEST_DIR)/ds-ec
+
+$(SERVER_TEST_DIR)/ds-ec: $(BUILD)/obj/tests/servers/ds-ec.o $(DS_HARNESS) \
+		$(BUILD)/obj/servers/common/ec.o $(LIBAIFS) $(LIBPROTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS) -lJerasure -lgf_complete
 
 # The MDS's tests: build/tests/servers/mds-*, run by scripts/run-tests.
 USER_PROGS += $(SERVER_TEST_DIR)/mds-ops $(SERVER_TEST_DIR)/mds-crash \
@@ -131,6 +139,16 @@ $(CLUSTER_TESTS): $(SERVER_TEST_DIR)/%: $(BUILD)/obj/tests/servers/%.o \
 		$(MDS_HARNESS) $(LIBAIFS) $(LIBPROTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS)
+
+# cluster-ec checks the fragments with the codec itself.
+USER_PROGS += $(SERVER_TEST_DIR)/cluster-ec
+
+$(SERVER_TEST_DIR)/cluster-ec: $(BUILD)/obj/tests/servers/cluster-ec.o \
+		$(BUILD)/obj/tests/servers/cluster-harness.o $(DS_HARNESS) \
+		$(MDS_HARNESS) $(BUILD)/obj/servers/common/ec.o $(LIBAIFS) \
+		$(LIBPROTO)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS) -lJerasure -lgf_complete
 
 # cluster-fsck plants damage in the MDS's tables with LMDB itself.
 $(BUILD)/obj/tests/servers/cluster-fsck.o: private USER_CFLAGS += \

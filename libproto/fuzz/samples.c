@@ -59,6 +59,8 @@ union aifs_sample_fixed {
 	struct aifs_mds_fsck_req mds_fsck_req;
 	struct aifs_mds_fsck_rep mds_fsck_rep;
 	struct aifs_recovery_rep recovery_rep;
+	struct aifs_ec_write_req ec_write_req;
+	struct aifs_ec_read_req ec_read_req;
 };
 
 /* Long enough for the largest part of any message. */
@@ -109,6 +111,18 @@ void aifs_sample_layout(struct aifs_layout *l)
 	l->target_count = cpu_to_le16(6);
 	for (i = 0; i < 6; i++)
 		l->targets[i] = cpu_to_le32(10 + i);
+}
+
+/* A 4+2 stripe of 4 MiB fragments on servers 20..25. */
+static void aifs_sample_ec_group(struct aifs_ec_group *g)
+{
+	int i;
+
+	g->chunk_size = cpu_to_le32(AIFS_CHUNK_SIZE_DEFAULT);
+	g->k = 4;
+	g->m = 2;
+	for (i = 0; i < 6; i++)
+		g->members[i] = cpu_to_le32(20 + i);
 }
 
 static void aifs_sample_cred(struct aifs_cred *c)
@@ -374,17 +388,21 @@ static void aifs_sample_other(u16 op, bool reply, bool max,
 		f->ds_heartbeat_rep.state = cpu_to_le32(AIFS_DS_DRAINING);
 		break;
 	case AIFS_OP_CHUNK_READ * 2:
+	case AIFS_OP_FRAG_READ * 2:
 		aifs_sample_chunk_id(&f->chunk_read_req.id);
 		f->chunk_read_req.offset = cpu_to_le32(4096);
 		f->chunk_read_req.length = cpu_to_le32(data_len);
 		break;
 	case AIFS_OP_CHUNK_READ * 2 + 1:
+	case AIFS_OP_FRAG_READ * 2 + 1:
+	case AIFS_OP_EC_READ * 2 + 1:
 		f->chunk_read_rep.version = cpu_to_le64(8);
 		f->chunk_read_rep.chunk_len = cpu_to_le32(AIFS_CHUNK_SIZE_DEFAULT);
 		p[0] = aifs_sample_fill(bytes, 'D', data_len);
 		break;
 	case AIFS_OP_CHUNK_WRITE * 2:
 	case AIFS_OP_CHUNK_FORWARD * 2:
+	case AIFS_OP_FRAG_WRITE * 2:
 		aifs_sample_chunk_id(&f->chunk_write_req.id);
 		f->chunk_write_req.version = cpu_to_le64(op ==
 						AIFS_OP_CHUNK_FORWARD ? 9 : 0);
@@ -400,6 +418,8 @@ static void aifs_sample_other(u16 op, bool reply, bool max,
 		break;
 	case AIFS_OP_CHUNK_WRITE * 2 + 1:
 	case AIFS_OP_CHUNK_FORWARD * 2 + 1:
+	case AIFS_OP_FRAG_WRITE * 2 + 1:
+	case AIFS_OP_EC_WRITE * 2 + 1:
 	case AIFS_OP_CHUNK_TRUNCATE * 2 + 1:
 		f->chunk_rep.version = cpu_to_le64(9);
 		f->chunk_rep.length = cpu_to_le32(data_len);
@@ -457,6 +477,23 @@ static void aifs_sample_other(u16 op, bool reply, bool max,
 		f->ds_scrub_rep.rate_mib = cpu_to_le32(32);
 		f->ds_scrub_rep.pass_total = cpu_to_le64(1000);
 		f->ds_scrub_rep.bytes = cpu_to_le64(1ULL << 30);
+		break;
+	case AIFS_OP_EC_WRITE * 2:
+		aifs_sample_chunk_id(&f->ec_write_req.id);
+		f->ec_write_req.id.fragment = 0;
+		f->ec_write_req.offset = cpu_to_le32(AIFS_CHUNK_SIZE_DEFAULT);
+		f->ec_write_req.flags = cpu_to_le32(AIFS_IO_SYNC);
+		f->ec_write_req.layout_gen = cpu_to_le32(2);
+		aifs_sample_ec_group(&f->ec_write_req.group);
+		f->ec_write_req.group.ahead = cpu_to_le16(1);
+		p[0] = aifs_sample_fill(bytes, 'E', data_len);
+		break;
+	case AIFS_OP_EC_READ * 2:
+		aifs_sample_chunk_id(&f->ec_read_req.id);
+		f->ec_read_req.id.fragment = cpu_to_le16(3);
+		f->ec_read_req.offset = cpu_to_le32(max ? 0 : 4096);
+		f->ec_read_req.length = cpu_to_le32(data_len);
+		aifs_sample_ec_group(&f->ec_read_req.group);
 		break;
 	case AIFS_OP_DS_INODES * 2:
 		memcpy(f->ds_inodes_req.fs_uuid, aifs_sample_uuid, 16);

@@ -289,6 +289,21 @@ int aifs_server_register(struct aifs_server *srv, u16 opcode,
 	return 0;
 }
 
+int aifs_server_register_all(struct aifs_server *srv,
+			     const struct aifs_handler_def *defs, size_t n)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		err = aifs_server_register(srv, defs[i].opcode, defs[i].fn,
+					   defs[i].flags);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 void aifs_server_set_fs_uuid(struct aifs_server *srv, const u8 uuid[16])
 {
 	memcpy(srv->fs_uuid, uuid, sizeof(srv->fs_uuid));

@@ -96,6 +96,7 @@ struct ds_resync;
 struct ds_scrub;
 struct ds_catchup;
 struct ds_mds_link;
+struct aifs_rdma_buf;
 
 struct ds {
 	struct ds_config cfg;
@@ -185,6 +186,8 @@ typedef int ds_chunk_fn(struct ds *ds, const struct aifs_chunk_id *id,
 			void *arg);
 int ds_store_walk(struct ds *ds, ds_chunk_fn *fn, void *arg);
 int ds_store_inodes(struct ds *ds, u32 *dir, u64 *after, u32 max, u64 *out);
+int ds_chunk_stat(struct ds *ds, const struct aifs_chunk_id *id,
+		  struct aifs_chunk_entry *e);
 int ds_store_list(struct ds *ds, u64 ino, u32 from, u32 max,
 		  struct aifs_chunk_entry *out, bool *more);
 
@@ -216,6 +219,18 @@ int ds_data_zero(struct ds_chunk *c, u32 offset, u32 len);
 
 /* io.c: the data handlers */
 int ds_io_register(struct aifs_server *srv);
+int ds_read(struct aifs_request *req);
+int ds_rdma_send(struct aifs_request *req, const void *data, u32 len,
+		 const struct aifs_rdma_seg *seg);
+int ds_rdma_fetch(struct aifs_request *req, const struct aifs_rdma_seg *seg,
+		  struct aifs_span *data, struct aifs_rdma_buf **bp);
+int ds_ahead_out(struct ds *ds, const __le32 *ids, u32 ahead);
+int ds_layout_gen_check(struct ds *ds, u64 ino, u32 layout_gen);
+
+/* ec.c: erasure-coded stripes */
+int ds_ec_register(struct aifs_server *srv);
+int ds_ec_sync(struct ds *ds, const struct aifs_chunk_sync_req *r,
+	       struct aifs_chunk_sync_rep *rep);
 
 /* replicate.c: peers and forwarding */
 int ds_peers_init(struct ds *ds);
@@ -225,6 +240,10 @@ int ds_peer_set(struct ds *ds, u32 id, const char *host, const char *port,
 bool ds_peer_out(struct ds *ds, u32 id);
 int ds_peer_call(struct ds *ds, u32 id, u16 opcode, const struct iovec *iov,
 		 int iovcnt, struct aifs_reply *reply);
+int ds_peer_ask(struct ds *ds, u32 id, u16 opcode, const void *req,
+		size_t len, struct aifs_reply *reply);
+int ds_peer_write(struct ds *ds, u32 id, u16 opcode, const struct iovec *iov,
+		  int iovcnt, struct aifs_reply *reply);
 int ds_forward(struct ds *ds, const struct aifs_chunk_write_req *req,
 	       const struct aifs_span *data, u64 version);
 

@@ -122,6 +122,25 @@ static s64 ds_io_deadline(const struct ds *ds)
 	return (s64)aifs_now_ms() + ds->cfg.server.io_timeout * 1000LL;
 }
 
+/* @len bytes of @data by RDMA WRITE into the requester's @seg. */
+int ds_rdma_send(struct aifs_request *req, const void *data, u32 len,
+		 const struct aifs_rdma_seg *seg)
+{
+	struct aifs_rdma_buf *b;
+	int err;
+
+	if (!len)
+		return 0;
+	err = aifs_rdma_buf_get(req->rdma, &b);
+	if (err)
+		return err;
+	memcpy(aifs_rdma_buf_data(b), data, len);
+	err = aifs_rdma_transfer(req->rdma, b, 0, len, seg, true,
+				 ds_io_deadline(req->data));
+	aifs_rdma_buf_put(b);
+	return err;
+}
+
 /* The data goes by RDMA WRITE from a registered buffer; none in the reply. */
 static int ds_read_rdma(struct aifs_request *req, struct ds_chunk *c,
 			const struct aifs_rdma_seg *seg, u32 offset, u32 len)
@@ -184,7 +203,8 @@ fail:
 	return err;
 }
 
-static int ds_read(struct aifs_request *req)
+/* CHUNK_READ; and FRAG_READ, the same from an EC stripe's leader. */
+int ds_read(struct aifs_request *req)
 {
 	struct aifs_chunk_read_req r;
 	struct ds_lock lock;
@@ -272,25 +292,21 @@ static int ds_write_local(struct ds_chunk *c,
 }
 
 /*
- * A write's data by RDMA READ into a registered buffer (*@bp, given back
- * by the caller), before the chunk is locked.  Only a client's WRITE on an
- * RDMA connection moves data so; a FORWARD never does.
+ * A client's data by RDMA READ from its @seg into a registered buffer
+ * (*@bp, given back by the caller), before anything is locked.
  */
-static int ds_write_fetch(struct aifs_request *req, bool primary,
-			  const struct aifs_chunk_write_req *r,
-			  struct aifs_span *data, struct aifs_rdma_buf **bp)
+int ds_rdma_fetch(struct aifs_request *req, const struct aifs_rdma_seg *seg,
+		  struct aifs_span *data, struct aifs_rdma_buf **bp)
 {
-	u32 len = le32_to_cpu(r->rdma.len);
+	u32 len = le32_to_cpu(seg->len);
 	int err;
 
-	if (!primary)
-		return -EINVAL;
 	if (!req->rdma)
 		return -EOPNOTSUPP;
 	err = aifs_rdma_buf_get(req->rdma, bp);
 	if (err)
 		return err;
-	err = aifs_rdma_transfer(req->rdma, *bp, 0, len, &r->rdma, false,
+	err = aifs_rdma_transfer(req->rdma, *bp, 0, len, seg, false,
 				 ds_io_deadline(req->data));
 	if (err) {
 		aifs_rdma_buf_put(*bp);
@@ -342,7 +358,9 @@ static int ds_write_begin(struct aifs_request *req, bool primary,
 		return err;
 	*data = parts[0];
 	if (le32_to_cpu(r->flags) & AIFS_IO_RDMA) {
-		err = ds_write_fetch(req, primary, r, data, bp);
+		/* only a client's WRITE moves data so; a FORWARD never does */
+		err = primary ? ds_rdma_fetch(req, &r->rdma, data, bp) :
+				-EINVAL;
 		if (err)
 			return err;
 	}
@@ -360,21 +378,20 @@ static int ds_check_layout(const struct ds_chunk *c,
 }
 
 /*
- * A client that failed over to us from the members ahead of us in the
- * group (@r->ahead): we are the chunk's primary only once the MDS counts
- * them out, or two primaries would number writes alike.  Until then
- * -EBUSY, answered ESTALE (the client goes round again), and a fresh map;
- * not ESTALE here, which would keep a chunk this write created.
+ * A client that failed over to us from the first @ahead members of the
+ * group @ids: we are the chunk's (or stripe's) primary only once the MDS
+ * counts them out, or two primaries would number writes alike.  Until
+ * then -EBUSY, answered ESTALE (the client goes round again), and a fresh
+ * map; not ESTALE here, which would keep a chunk this write created.
  */
-static int ds_members_ahead_out(struct ds *ds,
-				const struct aifs_chunk_write_req *r)
+int ds_ahead_out(struct ds *ds, const __le32 *ids, u32 ahead)
 {
-	u32 i, ahead = le16_to_cpu(r->ahead);
+	u32 i;
 
 	if (!ds_mds_out_wait_ms(ds))
 		return 0;	/* no MDS: a static cluster's old rules */
 	for (i = 0; i < ahead; i++) {
-		if (!ds_peer_out(ds, le32_to_cpu(r->replicas[i]))) {
+		if (!ds_peer_out(ds, le32_to_cpu(ids[i]))) {
 			ds_mds_refresh(ds);
 			return -EBUSY;
 		}
@@ -391,10 +408,8 @@ static int ds_members_ahead_out(struct ds *ds,
  * in the copy.  A new member that is still catching up is no primary:
  * -EBUSY (ESTALE to the client).
  */
-static int ds_check_layout_gen(struct ds *ds,
-			       const struct aifs_chunk_write_req *r)
+int ds_layout_gen_check(struct ds *ds, u64 ino, u32 layout_gen)
 {
-	u64 ino = le64_to_cpu(r->id.ino);
 	struct ds_inode_rec rec;
 	int err;
 
@@ -403,7 +418,14 @@ static int ds_check_layout_gen(struct ds *ds,
 	err = ds_inode_load(ds, ino, &rec);
 	if (err)
 		return err;
-	return le32_to_cpu(r->layout_gen) < rec.layout_gen ? -EREMCHG : 0;
+	return layout_gen < rec.layout_gen ? -EREMCHG : 0;
+}
+
+static int ds_check_layout_gen(struct ds *ds,
+			       const struct aifs_chunk_write_req *r)
+{
+	return ds_layout_gen_check(ds, le64_to_cpu(r->id.ino),
+				   le32_to_cpu(r->layout_gen));
 }
 
 /*
@@ -421,7 +443,8 @@ static int ds_primary_apply(struct aifs_request *req,
 	if (!err && ds_check_current(c, 0))
 		err = -EAGAIN;
 	if (!err)
-		err = ds_members_ahead_out(req->data, r);
+		err = ds_ahead_out(req->data, r->replicas,
+				   le16_to_cpu(r->ahead));
 	if (!err)
 		err = ds_check_layout_gen(req->data, r);
 	if (!err)
@@ -711,11 +734,7 @@ int ds_io_register(struct aifs_server *srv)
 	 * waiting on forwards to that primary.  A forward only writes
 	 * locally, so the peer threads never wait on another server.
 	 */
-	static const struct {
-		u16 opcode;
-		aifs_handler_fn *fn;
-		unsigned int flags;
-	} handlers[] = {
+	static const struct aifs_handler_def handlers[] = {
 		{ AIFS_OP_CHUNK_READ, ds_read, AIFS_HANDLER_BLOCKING },
 		{ AIFS_OP_CHUNK_WRITE, ds_write, AIFS_HANDLER_BLOCKING },
 		{ AIFS_OP_CHUNK_FORWARD, ds_forward_handler, AIFS_HANDLER_PEER },
@@ -723,14 +742,6 @@ int ds_io_register(struct aifs_server *srv)
 		{ AIFS_OP_CHUNK_DELETE, ds_delete, AIFS_HANDLER_BLOCKING },
 		{ AIFS_OP_CHUNK_CHECKSUM, ds_checksum, AIFS_HANDLER_BLOCKING },
 	};
-	size_t i;
-	int err;
 
-	for (i = 0; i < ARRAY_SIZE(handlers); i++) {
-		err = aifs_server_register(srv, handlers[i].opcode,
-					   handlers[i].fn, handlers[i].flags);
-		if (err)
-			return err;
-	}
-	return 0;
+	return aifs_server_register_all(srv, handlers, ARRAY_SIZE(handlers));
 }

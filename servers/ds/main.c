@@ -129,6 +129,8 @@ static int ds_serve(struct ds *ds)
 	if (!err)
 		err = ds_sync_register(srv);
 	if (!err)
+		err = ds_ec_register(srv);
+	if (!err)
 		err = ds_resync_start(ds);
 	if (!err)
 		err = ds_scrub_start(ds);

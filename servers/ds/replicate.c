@@ -289,6 +289,16 @@ int ds_peer_call(struct ds *ds, u32 id, u16 opcode, const struct iovec *iov,
 	return err;
 }
 
+/* One request of @len bytes at @req to peer @id; its status too as -errno. */
+int ds_peer_ask(struct ds *ds, u32 id, u16 opcode, const void *req,
+		size_t len, struct aifs_reply *reply)
+{
+	struct iovec iov = { (void *)req, len };
+	int err = ds_peer_call(ds, id, opcode, &iov, 1, reply);
+
+	return !err && reply->status ? -(int)reply->status : err;
+}
+
 /*
  * The forward to @target names the rest of the group from its point of
  * view, this server (the primary) first: where it resyncs from.
@@ -337,36 +347,52 @@ bool ds_peer_out(struct ds *ds, u32 id)
 #define DS_FWD_RETRY_MS		100
 
 /*
- * A replica we cannot reach (@err): without an MDS it is dead for this
+ * A peer we cannot reach (@err): without an MDS it is dead for this
  * write.  With one, the write goes on without it only once the MDS
  * counts it OFFLINE: a copy that missed an acknowledged write must not
  * serve, and it stops when its lease ends, as the MDS counts it out.
  * Until then, for at most the MDS's grace and three heartbeats, the
- * forward is tried again and the map refreshed: the replica's answer or
- * its OFFLINE ends the wait; else -EAGAIN (the write fails, the client
- * tries again).
+ * call is tried again and the map refreshed: the peer's answer or its
+ * OFFLINE ends the wait; else -EAGAIN (the write fails, the client tries
+ * again).
  */
-static int ds_forward_until_out(struct ds_fwd *f, const struct iovec *iov,
-				struct aifs_reply *reply, int err)
+static int ds_call_until_out(struct ds *ds, u32 id, u16 opcode,
+			     const struct iovec *iov, int iovcnt,
+			     struct aifs_reply *reply, int err)
 {
-	u32 wait = ds_mds_out_wait_ms(f->ds);
+	u32 wait = ds_mds_out_wait_ms(ds);
 	u64 until = aifs_now_ms() + wait;
 
 	if (!wait)
 		return err;
-	aifs_warn("replica %u: %s: the write waits until it answers or the MDS counts it out",
-		  f->target, strerror(-err));
-	while (err < 0 && err != -ENXIO && !ds_peer_out(f->ds, f->target)) {
+	aifs_warn("data server %u: %s: the write waits until it answers or the MDS counts it out",
+		  id, strerror(-err));
+	while (err < 0 && err != -ENXIO && !ds_peer_out(ds, id)) {
 		if (aifs_now_ms() > until) {
-			aifs_err("replica %u: neither answers nor is counted out after %u ms: write refused",
-				 f->target, wait);
+			aifs_err("data server %u: neither answers nor is counted out after %u ms: write refused",
+				 id, wait);
 			return -EAGAIN;
 		}
-		ds_mds_refresh(f->ds);
+		ds_mds_refresh(ds);
 		usleep(DS_FWD_RETRY_MS * 1000);
-		err = ds_peer_call(f->ds, f->target, AIFS_OP_CHUNK_FORWARD,
-				   iov, 2, reply);
+		err = ds_peer_call(ds, id, opcode, iov, iovcnt, reply);
 	}
+	return err;
+}
+
+/*
+ * A write to peer @id that must reach it unless it is out: 0 with its
+ * reply; else as ds_peer_call(), -EAGAIN when it neither answered nor was
+ * counted out in time.
+ */
+int ds_peer_write(struct ds *ds, u32 id, u16 opcode, const struct iovec *iov,
+		  int iovcnt, struct aifs_reply *reply)
+{
+	int err = ds_peer_call(ds, id, opcode, iov, iovcnt, reply);
+
+	if (err < 0 && err != -ENXIO && !ds_peer_out(ds, id))
+		err = ds_call_until_out(ds, id, opcode, iov, iovcnt, reply,
+					err);
 	return err;
 }
 
@@ -387,10 +413,8 @@ static void ds_forward_one(struct ds_fwd *f)
 	}
 	iov[0] = (struct iovec){ head, sizeof(head) };
 	iov[1] = (struct iovec){ (void *)f->data, len };
-	err = ds_peer_call(f->ds, f->target, AIFS_OP_CHUNK_FORWARD, iov, 2,
-			   &reply);
-	if (err < 0 && err != -ENXIO && !ds_peer_out(f->ds, f->target))
-		err = ds_forward_until_out(f, iov, &reply, err);
+	err = ds_peer_write(f->ds, f->target, AIFS_OP_CHUNK_FORWARD, iov, 2,
+			    &reply);
 	if (err == -EAGAIN) {
 		f->err = err;
 		return;

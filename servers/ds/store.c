@@ -649,8 +649,8 @@ static int ds_entry_cmp(const void *a, const void *b)
 }
 
 /* The chunk of @id, if it is here, as a CHUNK_LIST entry: 1, else 0. */
-static int ds_list_one(struct ds *ds, const struct aifs_chunk_id *id,
-		       struct aifs_chunk_entry *e)
+int ds_chunk_stat(struct ds *ds, const struct aifs_chunk_id *id,
+		  struct aifs_chunk_entry *e)
 {
 	struct ds_lock lock;
 	struct ds_chunk c;
@@ -748,7 +748,7 @@ int ds_store_list(struct ds *ds, u64 ino, u32 from, u32 max,
 	for (i = 0; i < scan.found.nr && kept < max; i++) {
 		id.index = all[i].index;
 		id.fragment = all[i].fragment;
-		kept += ds_list_one(ds, &id, &out[kept]);
+		kept += ds_chunk_stat(ds, &id, &out[kept]);
 	}
 	*more = i < scan.found.nr;
 	free(all);

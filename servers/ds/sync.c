@@ -158,16 +158,14 @@ static int sync_peer_list(struct sync_call *s, u32 peer, struct sync_group *g)
 		.max = cpu_to_le32(AIFS_CHUNK_LIST_MAX),
 	};
 	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
-	struct iovec iov = { &req, sizeof(req) };
 	struct aifs_chunk_list_rep rep;
 	struct aifs_reply reply;
 	u32 i, n, sc = le16_to_cpu(s->req->layout.stripe_count);
 	int err;
 
 	req.id.index = cpu_to_le32(s->from);
-	err = ds_peer_call(s->ds, peer, AIFS_OP_CHUNK_LIST, &iov, 1, &reply);
-	if (!err && reply.status)
-		err = -(int)reply.status;
+	err = ds_peer_ask(s->ds, peer, AIFS_OP_CHUNK_LIST, &req, sizeof(req),
+			  &reply);
 	if (!err)
 		err = aifs_decode_chunk_list_rep(reply.payload, reply.len, &rep,
 						 parts);
@@ -579,7 +577,8 @@ static int ds_sync_handler(struct aifs_request *req)
 	if (!err && (le32_to_cpu(r.flags) & AIFS_CHUNK_SYNC_BEGIN))
 		err = ds_catchup_mark(ds, ino, &r.layout);
 	if (!err && !r.flags)
-		err = ds_sync_run(ds, &r, &rep);
+		err = r.layout.type == AIFS_LAYOUT_EC ? ds_ec_sync(ds, &r, &rep) :
+			ds_sync_run(ds, &r, &rep);
 	else
 		rep.next = r.id.index;	/* a rebuild's step: nothing looked at */
 	/* a new member with no one to copy from is never the last copy */
@@ -881,17 +880,11 @@ static int ds_inodes_handler(struct aifs_request *req)
 
 int ds_sync_register(struct aifs_server *srv)
 {
-	int err;
+	static const struct aifs_handler_def handlers[] = {
+		{ AIFS_OP_CHUNK_LIST, ds_list_handler, AIFS_HANDLER_BLOCKING },
+		{ AIFS_OP_DS_INODES, ds_inodes_handler, AIFS_HANDLER_BLOCKING },
+		{ AIFS_OP_CHUNK_SYNC, ds_sync_handler, AIFS_HANDLER_BLOCKING },
+	};
 
-	err = aifs_server_register(srv, AIFS_OP_CHUNK_LIST, ds_list_handler,
-				   AIFS_HANDLER_BLOCKING);
-	if (!err)
-		err = aifs_server_register(srv, AIFS_OP_DS_INODES,
-					   ds_inodes_handler,
-					   AIFS_HANDLER_BLOCKING);
-	if (!err)
-		err = aifs_server_register(srv, AIFS_OP_CHUNK_SYNC,
-					   ds_sync_handler,
-					   AIFS_HANDLER_BLOCKING);
-	return err;
+	return aifs_server_register_all(srv, handlers, ARRAY_SIZE(handlers));
 }

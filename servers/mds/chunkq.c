@@ -214,13 +214,17 @@ static bool job_holds(const struct aifs_layout *layout, unsigned int t,
  * The requests of @job for the data server that is target @t: the chunk
  * the size ends in is cut (if this server holds it), then every chunk
  * from the first wholly past the size goes.  The delete comes last: it
- * records the fence as done on the server.
+ * records the fence as done on the server.  An EC file loses its stripes
+ * wholly past the size; the fragments of the one the size ends in stay
+ * whole (the parity covers them: the client zeroed their bytes past it).
  */
 static int drain_job_calls(struct mds_drainer *d, struct aifs_conn *conn,
 			   const struct mds_chunk_job *job, unsigned int t)
 {
+	bool ec = job->layout.type == AIFS_LAYOUT_EC;
 	u64 chunk = le32_to_cpu(job->layout.chunk_size);
-	u64 keep = (job->size + chunk - 1) / chunk;
+	u64 unit = ec ? chunk * job->layout.ec_k : chunk;
+	u64 keep = (job->size + unit - 1) / unit;
 	struct aifs_chunk_id id = { .ino = cpu_to_le64(job->ino) };
 	struct aifs_chunk_rep rep;
 	int err;
@@ -228,7 +232,8 @@ static int drain_job_calls(struct mds_drainer *d, struct aifs_conn *conn,
 	memcpy(id.fs_uuid, d->bg.mds->super.uuid, sizeof(id.fs_uuid));
 	if (!job->fence)
 		return aifs_chunk_delete(conn, &id, AIFS_DELETE_INODE, 0);
-	if (job->size % chunk && job_holds(&job->layout, t, job->size / chunk)) {
+	if (!ec && job->size % chunk &&
+	    job_holds(&job->layout, t, job->size / chunk)) {
 		id.index = cpu_to_le32(job->size / chunk);
 		err = aifs_chunk_truncate(conn, &id, job->size % chunk,
 					  job->fence, &rep);

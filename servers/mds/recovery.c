@@ -105,7 +105,8 @@ static bool recovery_wants(const struct mds_inode *inode, void *arg)
 	struct recovery_scan *scan = arg;
 
 	if (!S_ISREG(inode->mode) ||
-	    inode->layout.type != AIFS_LAYOUT_REPLICA ||
+	    (inode->layout.type != AIFS_LAYOUT_REPLICA &&
+	     inode->layout.type != AIFS_LAYOUT_EC) ||
 	    !mds_layout_names(&inode->layout, scan->id))
 		return false;
 	scan->files[scan->n].ino = inode->ino;
@@ -321,6 +322,9 @@ static int rebuild_file(struct mds_recovery *r, struct recovery_ds *lost,
 	unsigned int i;
 	int err;
 
+	/* an EC fragment's new home needs a decoding rebuild: not yet */
+	if (f->layout.type == AIFS_LAYOUT_EC)
+		return -EAGAIN;
 	err = rebuild_plan(mds, &rb, lost->c.id, f);
 	if (!err)
 		err = rebuild_tell(r, &rb, rb.newcomers, rb.nr_new,

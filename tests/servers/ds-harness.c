@@ -263,21 +263,20 @@ int ds_zero(struct ds_proc *p, u64 ino, u32 index, u32 offset, u32 len,
 			     version);
 }
 
-int ds_read(struct ds_proc *p, u64 ino, u32 index, u32 offset, u32 len,
-	    u64 min_version, void *buf, u32 *data_len, u64 *version)
+/*
+ * @op of the @req_len bytes at @req, answered as CHUNK_READ is: its data
+ * into @buf (room for @len), its length and version.
+ */
+static int ds_read_call(struct ds_proc *p, u16 op, const void *req,
+			u32 req_len, void *buf, u32 len, u32 *data_len,
+			u64 *version)
 {
-	struct aifs_chunk_read_req req = {
-		.version = cpu_to_le64(min_version),
-		.offset = cpu_to_le32(offset),
-		.length = cpu_to_le32(len),
-	};
 	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
 	struct aifs_chunk_read_rep rep;
 	struct aifs_reply reply;
 	int err;
 
-	ds_chunk_id(&req.id, ino, index);
-	err = ds_request(p, AIFS_OP_CHUNK_READ, &req, sizeof(req), &reply);
+	err = ds_request(p, op, req, req_len, &reply);
 	if (!err && reply.status)
 		err = -(int)reply.status;
 	if (!err)
@@ -287,12 +286,83 @@ int ds_read(struct ds_proc *p, u64 ino, u32 index, u32 offset, u32 len,
 		err = -EBADMSG;
 	if (!err) {
 		memcpy(buf, parts[0].data, parts[0].len);
-		*data_len = parts[0].len;
+		if (data_len)
+			*data_len = parts[0].len;
 		if (version)
 			*version = le64_to_cpu(rep.version);
 	}
 	aifs_reply_free(&reply);
 	return err;
+}
+
+int ds_read(struct ds_proc *p, u64 ino, u32 index, u32 offset, u32 len,
+	    u64 min_version, void *buf, u32 *data_len, u64 *version)
+{
+	struct aifs_chunk_read_req req = {
+		.version = cpu_to_le64(min_version),
+		.offset = cpu_to_le32(offset),
+		.length = cpu_to_le32(len),
+	};
+
+	ds_chunk_id(&req.id, ino, index);
+	return ds_read_call(p, AIFS_OP_CHUNK_READ, &req, sizeof(req), buf, len,
+			    data_len, version);
+}
+
+int ds_ec_write(struct ds_proc *leader, u64 ino, u32 stripe,
+		const struct aifs_ec_group *g, u32 off, const void *data,
+		u32 len)
+{
+	struct aifs_ec_write_req req = {
+		.offset = cpu_to_le32(off),
+		.flags = cpu_to_le32(AIFS_IO_SYNC),
+		.layout_gen = cpu_to_le32(1),
+		.group = *g,
+	};
+	struct aifs_span part = { NULL, len };
+	u8 head[AIFS_EC_WRITE_REQ_SIZE];
+	struct aifs_reply reply = { 0 };
+	struct iovec iov[2];
+	int err;
+
+	ds_chunk_id(&req.id, ino, stripe);
+	err = aifs_encode_ec_write_req(head, sizeof(head), &req, &part);
+	if (err < 0)
+		return err;
+	if (!leader->conn)
+		ds_connect(leader);
+	iov[0] = (struct iovec){ head, sizeof(head) };
+	iov[1] = (struct iovec){ (void *)data, len };
+	err = aifs_call(leader->conn, AIFS_OP_EC_WRITE, iov, 2, &reply,
+			DS_CALL_MS);
+	if (!err)
+		err = -(int)reply.status;
+	aifs_reply_free(&reply);
+	return err;
+}
+
+int ds_frag_read(struct ds_proc *p, u16 op, u64 ino, u32 stripe, u32 frag,
+		 const struct aifs_ec_group *g, u32 off, u32 len, void *buf)
+{
+	struct aifs_ec_read_req ec = {
+		.offset = cpu_to_le32(off),
+		.length = cpu_to_le32(len),
+	};
+	struct aifs_chunk_read_req chunk = {
+		.offset = cpu_to_le32(off),
+		.length = cpu_to_le32(len),
+	};
+
+	ds_chunk_id(&chunk.id, ino, stripe);
+	chunk.id.fragment = cpu_to_le16(frag);
+	ec.id = chunk.id;
+	if (g)
+		ec.group = *g;
+	memset(buf, 0, len);
+	if (op == AIFS_OP_EC_READ)
+		return ds_read_call(p, op, &ec, sizeof(ec), buf, len, NULL,
+				    NULL);
+	return ds_read_call(p, op, &chunk, sizeof(chunk), buf, len, NULL, NULL);
 }
 
 void ds_fill(void *buf, u32 len, u32 seed)

@@ -9,7 +9,7 @@
 
 #include "testutil.h"
 
-#define DS_TEST_MAX	4
+#define DS_TEST_MAX	6
 #define DS_TEST_CHUNK	(1U << 20)	/* chunk size the tests use */
 #define DS_TEST_FS_UUID	"0aa1f500-0000-4000-8000-00000000a1f5"
 
@@ -50,6 +50,16 @@ int ds_read(struct ds_proc *p, u64 ino, u32 index, u32 offset, u32 len,
 int ds_request(struct ds_proc *p, u16 opcode, const void *req, u32 len,
 	       struct aifs_reply *reply);
 void ds_fill(void *buf, u32 len, u32 seed);
+/* EC_WRITE of @len bytes at @off of stripe @stripe's data to @leader. */
+int ds_ec_write(struct ds_proc *leader, u64 ino, u32 stripe,
+		const struct aifs_ec_group *g, u32 off, const void *data,
+		u32 len);
+/*
+ * Fragment @frag of stripe @stripe, @len bytes at @off into @buf (zeros
+ * past what came): CHUNK_READ from @p, or EC_READ (decoded) with @g.
+ */
+int ds_frag_read(struct ds_proc *p, u16 op, u64 ino, u32 stripe, u32 frag,
+		 const struct aifs_ec_group *g, u32 off, u32 len, void *buf);
 /* Path of a chunk's data file in @p's data_dir (found by its name). */
 int ds_chunk_file(struct ds_proc *p, u64 ino, u32 index, char *path,
 		  size_t size);

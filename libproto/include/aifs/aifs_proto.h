@@ -29,7 +29,8 @@
  *      reserved fields of CHUNK_TRUNCATE and CHUNK_DELETE became @fence;
  *      AIFS_IO_ZERO (a CHUNK_WRITE of zeros with no data: hole punching);
  *      FAIL_SET (fault injection), DS_SCRUB, CHUNK_LIST, CHUNK_SYNC,
- *      DS_INODES, MDS_FSCK, RECOVERY_GET,
+ *      DS_INODES, MDS_FSCK, RECOVERY_GET, EC_WRITE, EC_READ,
+ *      FRAG_READ, FRAG_WRITE,
  *      CHUNK_WRITE's @ahead and @layout_gen, CHUNK_SYNC's @flags,
  *      AIFS_DS_SYNCING, and DS_REGISTER's reply got @grace_ms.
  */
@@ -224,6 +225,10 @@ enum aifs_opcode {
 	AIFS_OP_CHUNK_LIST	= 72,	/* the chunks of an inode a server holds */
 	AIFS_OP_CHUNK_SYNC	= 73,	/* MDS -> DS: catch up an inode's chunks */
 	AIFS_OP_DS_INODES	= 74,	/* the inodes a server holds chunks of */
+	AIFS_OP_EC_WRITE	= 75,	/* client -> leader: a write in a stripe */
+	AIFS_OP_EC_READ		= 76,	/* client -> DS: a fragment, decoded */
+	AIFS_OP_FRAG_READ	= 77,	/* leader -> DS: CHUNK_READ of a fragment */
+	AIFS_OP_FRAG_WRITE	= 78,	/* leader -> DS: a fragment's new bytes */
 };
 
 /* Who is connecting, in HELLO. */
@@ -299,6 +304,8 @@ struct aifs_auth_rep {
 #define AIFS_MAX_REPLICAS	8
 #define AIFS_EC_MAX_K		32	/* EC data fragments */
 #define AIFS_EC_MAX_M		16	/* EC parity fragments */
+#define AIFS_EC_MAX_WIDTH	(AIFS_EC_MAX_K + AIFS_EC_MAX_M)
+#define AIFS_EC_STRIPE_MAX	(1U << 30)	/* ec_k * chunk_size, at most */
 #define AIFS_CHUNK_SIZE_MIN	(64U << 10)
 #define AIFS_CHUNK_SIZE_MAX	(1U << 30)
 #define AIFS_CHUNK_SIZE_DEFAULT	(4U << 20)
@@ -417,7 +424,8 @@ enum aifs_layout_type {
  * Replicas: chunk i lives on group i % @stripe_count.  EC: chunk i is
  * fragment i % @ec_k of stripe i / @ec_k; stripe s lives on group
  * s % @stripe_count, fragment f on the group's entry f, parity fragments
- * at @ec_k .. @ec_k + @ec_m - 1.  Every fragment is @chunk_size bytes.
+ * at @ec_k .. @ec_k + @ec_m - 1.  Every fragment is @chunk_size bytes, and
+ * a stripe's data (@ec_k * @chunk_size) at most AIFS_EC_STRIPE_MAX.
  */
 struct aifs_layout {
 	__le32 chunk_size;
@@ -432,6 +440,12 @@ struct aifs_layout {
 };
 
 #define AIFS_LAYOUT_SIZE	272
+
+/*
+ * The name under which a mounted client shows a file's or directory's
+ * layout (a struct aifs_layout) and takes a new one (LAYOUT_SET).
+ */
+#define AIFS_LAYOUT_XATTR	"aifs.layout"
 
 /**
  * struct aifs_chunk_id - names one chunk (or EC fragment) on a data server
@@ -1529,6 +1543,90 @@ struct aifs_ds_inodes_rep {
 };
 
 #define AIFS_DS_INODES_REP_SIZE	16
+
+/**
+ * struct aifs_ec_group - the servers of one EC stripe, in a request
+ * @chunk_size: the layout's chunk size: bytes per fragment
+ * @k:          data fragments, 1..AIFS_EC_MAX_K
+ * @m:          parity fragments, 1..AIFS_EC_MAX_M
+ * @ahead:      EC_WRITE: the first @ahead members could not be used by the
+ *              client: this server leads the stripe only while the MDS
+ *              counts them out (else ESTALE); less than @k + @m.  EC_READ: 0
+ * @members:    data server ids, fragment f on @members[f] (the stripe's
+ *              group of the layout); @k + @m used, the rest zero
+ */
+struct aifs_ec_group {
+	__le32 chunk_size;
+	__u8 k;
+	__u8 m;
+	__le16 ahead;
+	__le32 members[AIFS_EC_MAX_WIDTH];
+};
+
+#define AIFS_EC_GROUP_SIZE	200
+
+/**
+ * struct aifs_ec_write_req - EC_WRITE (client -> the stripe's leader: its
+ *                            first member the client can reach)
+ * @id:         the stripe: @id.index is the stripe number, @id.fragment 0
+ * @offset:     byte offset in the stripe's data (the @k data fragments end
+ *              to end)
+ * @data_len:   bytes of data following (0 with AIFS_IO_RDMA or ZERO: then
+ *              @rdma.len bytes), 1..AIFS_MAX_IO within the stripe's data
+ * @flags:      AIFS_IO_*, as CHUNK_WRITE
+ * @layout_gen: the generation of the layout the client wrote with, as
+ *              CHUNK_WRITE
+ * @rdma:       with AIFS_IO_RDMA: where the data comes from; with
+ *              AIFS_IO_ZERO: @rdma.len bytes of zeros, @addr and @rkey 0
+ * @group:      the stripe's servers
+ *
+ * The leader writes the data fragments it covers and every parity
+ * fragment over the same bytes (encoded from the whole stripe: a write of
+ * part of it reads the rest first); with AIFS_IO_SYNC each is durable
+ * before the reply.  Reply: aifs_chunk_rep (the stripe's version, the
+ * bytes written).
+ */
+struct aifs_ec_write_req {
+	struct aifs_chunk_id id;
+	__le32 offset;
+	__le32 data_len;
+	__le32 flags;
+	__le32 layout_gen;
+	struct aifs_rdma_seg rdma;
+	struct aifs_ec_group group;
+};
+
+#define AIFS_EC_WRITE_REQ_SIZE	264
+
+/**
+ * struct aifs_ec_read_req - EC_READ (client -> a member of the stripe)
+ * @id:       the fragment wanted (index: the stripe; fragment < @group.k
+ *            + @group.m: a data fragment for a reader, any for a member
+ *            rebuilding its own)
+ * @offset:   byte offset within the fragment
+ * @length:   bytes wanted, 1..AIFS_MAX_IO, within the fragment
+ * @flags:    AIFS_IO_RDMA, as CHUNK_READ
+ * @reserved: zero
+ * @rdma:     with AIFS_IO_RDMA: where the data goes
+ * @group:    the stripe's servers
+ *
+ * For a fragment whose own server cannot serve it: the server reads the
+ * same bytes of @k other fragments of the stripe and decodes them.
+ * Reply: aifs_chunk_read_rep, with data as CHUNK_READ (@version: the
+ * stripe's; @chunk_len: the fragment's length); EIO when fewer than @k
+ * fragments can be read.
+ */
+struct aifs_ec_read_req {
+	struct aifs_chunk_id id;
+	__le32 offset;
+	__le32 length;
+	__le32 flags;
+	__le32 reserved;
+	struct aifs_rdma_seg rdma;
+	struct aifs_ec_group group;
+};
+
+#define AIFS_EC_READ_REQ_SIZE	264
 
 /* MDS_FSCK flags */
 #define AIFS_FSCK_START		(1U << 0)	/* begin a pass, unless one runs */

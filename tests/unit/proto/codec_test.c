@@ -7,7 +7,7 @@
 #include "samples.h"
 #include "test.h"
 
-#define NR_KNOWN_OPS	41
+#define NR_KNOWN_OPS	45
 
 static u8 *buf, *buf2;
 static union {
@@ -197,6 +197,47 @@ do {									\
 /* Break the fixed part of a sample, seen as @type *m. */
 #define EXPECT_FIXED(op, reply, type, stmt, err)			\
 	EXPECT_BYTES(op, reply, { type *m = (type *)&fixed_mem; stmt; }, err)
+
+/* EC_WRITE and EC_READ: the stripe's group and what falls in it. */
+static void test_ec_checks(void)
+{
+	EXPECT_FIXED(AIFS_OP_EC_READ, false, struct aifs_ec_read_req,
+		     m->group.k = 0, -EINVAL);
+	EXPECT_FIXED(AIFS_OP_EC_READ, false, struct aifs_ec_read_req,
+		     m->group.m = AIFS_EC_MAX_M + 1, -EINVAL);
+	EXPECT_FIXED(AIFS_OP_EC_READ, false, struct aifs_ec_read_req,
+		     m->group.members[5] = 0, -EINVAL);
+	EXPECT_FIXED(AIFS_OP_EC_READ, false, struct aifs_ec_read_req,
+		     m->group.members[6] = cpu_to_le32(30), -EINVAL);
+	EXPECT_FIXED(AIFS_OP_EC_READ, false, struct aifs_ec_read_req,
+		     m->group.members[4] = m->group.members[1], -EINVAL);
+	EXPECT_FIXED(AIFS_OP_EC_READ, false, struct aifs_ec_read_req,
+		     m->group.chunk_size = cpu_to_le32(3 << 20), -EINVAL);
+	/* a stripe of 32 fragments of 64 MiB is past AIFS_EC_STRIPE_MAX */
+	EXPECT_FIXED(AIFS_OP_EC_READ, false, struct aifs_ec_read_req,
+		     (m->group.k = 32, m->group.m = 1,
+		      m->group.chunk_size = cpu_to_le32(64 << 20)), -EINVAL);
+	EXPECT_FIXED(AIFS_OP_EC_READ, false, struct aifs_ec_read_req,
+		     m->id.fragment = cpu_to_le16(6), -EINVAL);
+	EXPECT_FIXED(AIFS_OP_EC_READ, false, struct aifs_ec_read_req,
+		     m->group.ahead = cpu_to_le16(1), -EINVAL);
+	EXPECT_FIXED(AIFS_OP_EC_READ, false, struct aifs_ec_read_req,
+		     m->offset = cpu_to_le32(AIFS_CHUNK_SIZE_DEFAULT), -EINVAL);
+	EXPECT_FIXED(AIFS_OP_EC_READ, false, struct aifs_ec_read_req,
+		     m->flags = cpu_to_le32(AIFS_IO_SYNC), -EINVAL);
+	EXPECT_FIXED(AIFS_OP_EC_WRITE, false, struct aifs_ec_write_req,
+		     m->group.ahead = cpu_to_le16(6), -EINVAL);
+	EXPECT_FIXED(AIFS_OP_EC_WRITE, false, struct aifs_ec_write_req,
+		     m->id.fragment = cpu_to_le16(1), -EINVAL);
+	/* past the 4 fragments' data of the stripe */
+	EXPECT_FIXED(AIFS_OP_EC_WRITE, false, struct aifs_ec_write_req,
+		     m->offset = cpu_to_le32(4 * AIFS_CHUNK_SIZE_DEFAULT - 1),
+		     -EINVAL);
+	/* zeros are data to the leader: no more than a write's */
+	EXPECT_FIXED(AIFS_OP_EC_WRITE, false, struct aifs_ec_write_req,
+		     (m->flags = cpu_to_le32(AIFS_IO_ZERO), m->offset = 0,
+		      m->rdma.len = cpu_to_le32(AIFS_MAX_IO + 1)), -EINVAL);
+}
 
 static void test_fixed_checks(void)
 {
@@ -762,6 +803,12 @@ static void test_layouts(void)
 		     memset(l.targets, 0, sizeof(l.targets))), -EINVAL);
 	LAYOUT_CASE((l.type = AIFS_LAYOUT_EC, l.replicas = 0, l.ec_k = 33,
 		     l.ec_m = 1), -EINVAL);
+	/* 16 fragments of 128 MiB: a stripe's data past AIFS_EC_STRIPE_MAX */
+	LAYOUT_CASE((l.type = AIFS_LAYOUT_EC, l.replicas = 0, l.ec_k = 16,
+		     l.ec_m = 4, l.stripe_count = cpu_to_le16(1),
+		     l.chunk_size = cpu_to_le32(128 << 20),
+		     l.target_count = cpu_to_le16(20),
+		     fill_targets(&l, 6, 20)), -EINVAL);
 	LAYOUT_CASE((l.type = AIFS_LAYOUT_EC, l.replicas = 0, l.ec_k = 4,
 		     l.ec_m = 0), -EINVAL);
 	LAYOUT_CASE((l.type = AIFS_LAYOUT_EC, l.replicas = 0, l.ec_k = 4,
@@ -826,6 +873,7 @@ int main(void)
 	test_opcodes();
 	test_round_trips();
 	test_fixed_checks();
+	test_ec_checks();
 	test_rdma();
 	test_zero();
 	test_names();

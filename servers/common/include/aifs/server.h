@@ -153,6 +153,17 @@ int aifs_server_create(const struct aifs_server_config *cfg, void *data,
 int aifs_server_register(struct aifs_server *srv, u16 opcode,
 			 aifs_handler_fn *fn, unsigned int flags);
 
+/* One row of a handler table, for aifs_server_register_all(). */
+struct aifs_handler_def {
+	u16 opcode;
+	aifs_handler_fn *fn;
+	unsigned int flags;
+};
+
+/* aifs_server_register() of each of the @n rows of @defs: 0 or the first error. */
+int aifs_server_register_all(struct aifs_server *srv,
+			     const struct aifs_handler_def *defs, size_t n);
+
 /*
  * Listen and serve until SIGTERM or SIGINT (SIGHUP: aifs_server_on_reload());
  * then stop accepting, answer the

@@ -1,0 +1,1040 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Erasure-coded stripes (Documentation/erasure-coding.md).  A stripe of an
+ * EC file is K data fragments and M parity fragments, each a chunk of its
+ * own on one member of the stripe's group (fragment f on member f).
+ * Clients read data fragments straight from their servers; what needs the
+ * code goes through one member, the stripe's leader (the first member the
+ * client reaches):
+ *
+ *  EC_WRITE  the leader reads what the write leaves of the data fragments
+ *            over the columns it touches (a column: the bytes at one offset
+ *            of every fragment, a codeword of its own), decoding what it
+ *            cannot read, encodes, and writes the new data and every parity
+ *            fragment over those columns (FRAG_WRITE).  It holds the
+ *            stripe's lock throughout: the writes of a stripe are applied
+ *            one at a time, each whole.
+ *  EC_READ   a fragment whose server cannot serve it: K others are read
+ *            over the same columns (FRAG_READ) and decoded, under the
+ *            stripe's lock (shared), so never in the middle of a write.
+ *
+ * Both work a column slice at a time (DS_EC_SLICE bytes of each fragment
+ * at most), which bounds their memory whatever the fragment size.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "aifs/ec.h"
+#include "aifs/rdma.h"
+#include "ds.h"
+
+#define DS_EC_SLICE		(1U << 20)
+#define DS_EC_LOCK_FRAGMENT	0xfffe	/* the stripe's lock: no fragment's */
+
+/* A stripe being read or written by this server, its leader. */
+struct ds_stripe {
+	struct ds *ds;
+	const struct aifs_ec *ec;
+	struct aifs_chunk_id id;	/* the stripe; fragment 0 */
+	u32 k, width, chunk;
+	u32 layout_gen;
+	bool sync;
+	u32 members[AIFS_EC_MAX_WIDTH];
+	char *frag[AIFS_EC_MAX_WIDTH];	/* one column slice of each fragment */
+	bool lost[AIFS_EC_MAX_WIDTH];
+	bool read[AIFS_EC_MAX_WIDTH];	/* the slice holds the stored bytes */
+	u64 version;			/* the highest a fragment reported */
+	bool found;			/* a fragment exists: not all holes */
+};
+
+/* One fragment's read or write, with its member or locally. */
+struct ds_frag_io {
+	struct ds_stripe *s;
+	u32 frag;
+	u32 offset;		/* in the fragment */
+	u32 len;
+	char *buf;
+	bool write;
+	int err;		/* -ENOENT: a hole (read: zeros) */
+	u64 version;
+	pthread_t thread;
+	bool threaded;
+};
+
+static struct aifs_chunk_id ds_frag_id(const struct ds_stripe *s, u32 frag)
+{
+	struct aifs_chunk_id id = s->id;
+
+	id.fragment = cpu_to_le16(frag);
+	return id;
+}
+
+/* Read @len bytes at @off of a fragment held here; zeros past its end. */
+static int ds_frag_read_local(struct ds *ds, const struct aifs_chunk_id *id,
+			      u32 off, u32 len, char *buf, u64 *version)
+{
+	u32 first = off / DS_BLOCK_SIZE, nr, have;
+	struct ds_lock lock;
+	struct ds_chunk c;
+	u8 *blocks;
+	int err;
+
+	memset(buf, 0, len);
+	if (!ds_serves_inode(ds, le64_to_cpu(id->ino)))
+		return -ESTALE;
+	ds_chunk_lock(ds, id, false, &lock);
+	err = ds_chunk_open(ds, id, 0, &c);
+	if (err) {
+		ds_chunk_unlock(ds, &lock);
+		return err;
+	}
+	*version = c.meta.version;
+	have = off < c.meta.length ? c.meta.length - off : 0;
+	if (have > len)
+		have = len;
+	if (c.meta.flags & DS_META_STALE)
+		err = -ESTALE;
+	else if (have) {
+		nr = DS_BLOCKS(off + have) - first;
+		blocks = ds_blocks_alloc(nr);
+		err = blocks ? ds_data_read(&c, first, nr, blocks) : -ENOMEM;
+		if (!err)
+			memcpy(buf, blocks + off % DS_BLOCK_SIZE, have);
+		free(blocks);
+	}
+	ds_chunk_close(&c, 0);
+	ds_chunk_unlock(ds, &lock);
+	return err;
+}
+
+/* Any version: a write that does not care what it writes over. */
+#define DS_FRAG_ANY	UINT64_MAX
+
+/*
+ * Write @len bytes at @off of a fragment held here, at its next version,
+ * if its version is @expect (else -EAGAIN; DS_FRAG_ANY: whatever it is):
+ * the leader's own fragment, FRAG_WRITE, and a rebuild.
+ */
+static int ds_frag_write_local(struct ds *ds, const struct aifs_chunk_id *id,
+			       u32 chunk, u32 off, const void *data, u32 len,
+			       bool sync, u64 expect, u64 *version)
+{
+	struct ds_lock lock;
+	struct ds_chunk c;
+	int err;
+
+	err = ds_chunk_lock_as(ds, id, DS_LOCK_EXCL, &lock);
+	if (err)
+		return err;
+	err = ds_chunk_open(ds, id, chunk, &c);
+	if (err) {
+		ds_chunk_unlock(ds, &lock);
+		return err;
+	}
+	if (c.meta.chunk_size != chunk)
+		err = -EINVAL;
+	else if (expect != DS_FRAG_ANY && c.meta.version != expect)
+		err = -EAGAIN;
+	else
+		err = ds_data_write(&c, off, data, len);
+	if (!err) {
+		c.meta.version++;
+		err = ds_meta_store(&c);
+	}
+	if (!err && sync)
+		err = ds_chunk_sync(&c);
+	if (!err) {
+		c.created = false;
+		*version = c.meta.version;
+	}
+	ds_chunk_close(&c, err);
+	ds_chunk_unlock(ds, &lock);
+	return err;
+}
+
+/* The bytes a FRAG_READ reply must carry: the fragment's, up to @len. */
+static int ds_frag_read_rep_check(const struct aifs_chunk_read_rep *rep,
+				  const struct aifs_span *data, u32 off,
+				  u32 len, u32 chunk)
+{
+	u32 stored = le32_to_cpu(rep->chunk_len);
+	u32 want = stored > off ? stored - off : 0;
+
+	if (want > len)
+		want = len;
+	return stored > chunk || data->len != want ? -EPROTO : 0;
+}
+
+static int ds_frag_read_peer(struct ds_frag_io *io)
+{
+	struct ds_stripe *s = io->s;
+	struct aifs_chunk_read_req r = {
+		.id = ds_frag_id(s, io->frag),
+		.offset = cpu_to_le32(io->offset),
+		.length = cpu_to_le32(io->len),
+	};
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
+	u8 head[AIFS_CHUNK_READ_REQ_SIZE];
+	struct aifs_chunk_read_rep rep;
+	struct aifs_reply reply = { 0 };
+	int err;
+
+	memset(io->buf, 0, io->len);
+	err = aifs_encode_frag_read_req(head, sizeof(head), &r, NULL);
+	if (err < 0)
+		return err;
+	err = ds_peer_ask(s->ds, s->members[io->frag], AIFS_OP_FRAG_READ,
+			  head, sizeof(head), &reply);
+	if (!err)
+		err = aifs_decode_frag_read_rep(reply.payload, reply.len, &rep,
+						parts);
+	if (!err)
+		err = ds_frag_read_rep_check(&rep, &parts[0], io->offset,
+					     io->len, s->chunk);
+	if (!err) {
+		memcpy(io->buf, parts[0].data, parts[0].len);
+		io->version = le64_to_cpu(rep.version);
+	}
+	aifs_reply_free(&reply);
+	return err;
+}
+
+/*
+ * A fragment write to its member.  As a replica's forward: a member that
+ * cannot be reached is waited for until the MDS counts it out, then
+ * skipped (0: the stripe is short of that fragment until it is rebuilt);
+ * one that answers ESTALE (catching up) is skipped; any other failure
+ * fails the write (-EAGAIN: the client tries again).
+ */
+static int ds_frag_write_peer(struct ds_frag_io *io)
+{
+	struct ds_stripe *s = io->s;
+	u32 member = s->members[io->frag];
+	struct aifs_chunk_write_req r = {
+		.id = ds_frag_id(s, io->frag),
+		.offset = cpu_to_le32(io->offset),
+		.flags = cpu_to_le32(s->sync ? AIFS_IO_SYNC : 0),
+		.chunk_size = cpu_to_le32(s->chunk),
+		.layout_gen = cpu_to_le32(s->layout_gen),
+	};
+	struct aifs_span part = { NULL, io->len };
+	u8 head[AIFS_CHUNK_WRITE_REQ_SIZE];
+	struct aifs_reply reply = { 0 };
+	struct aifs_chunk_rep rep;
+	struct iovec iov[2];
+	int err;
+
+	err = aifs_encode_frag_write_req(head, sizeof(head), &r, &part);
+	if (err < 0)
+		return err;
+	iov[0] = (struct iovec){ head, sizeof(head) };
+	iov[1] = (struct iovec){ io->buf, io->len };
+	err = ds_peer_write(s->ds, member, AIFS_OP_FRAG_WRITE, iov, 2, &reply);
+	if (err == -EAGAIN)
+		return err;
+	if (err == -ENXIO) {
+		ds_mds_refresh(s->ds);
+		return -EAGAIN;
+	}
+	if (err < 0) {
+		aifs_log(err == -EHOSTDOWN ? AIFS_LOG_DEBUG : AIFS_LOG_WARN,
+			 "fragment %u of %llu:%u: data server %u is out (%s): skipped",
+			 io->frag, (unsigned long long)le64_to_cpu(s->id.ino),
+			 le32_to_cpu(s->id.index), member, strerror(-err));
+		return 0;
+	}
+	err = reply.status;
+	if (!err && !aifs_decode_frag_write_rep(reply.payload, reply.len, &rep,
+						NULL))
+		io->version = le64_to_cpu(rep.version);
+	aifs_reply_free(&reply);
+	if (err && err != ESTALE)
+		aifs_warn("data server %u failed fragment %u: %s", member,
+			  io->frag, strerror(err));
+	return err && err != ESTALE ? -EAGAIN : 0;
+}
+
+static void ds_frag_io_run(struct ds_frag_io *io)
+{
+	struct ds_stripe *s = io->s;
+	struct aifs_chunk_id id = ds_frag_id(s, io->frag);
+	bool local = s->members[io->frag] == ds_self_id(s->ds);
+
+	if (io->write)
+		io->err = local ?
+			  ds_frag_write_local(s->ds, &id, s->chunk, io->offset,
+					      io->buf, io->len, s->sync,
+					      DS_FRAG_ANY, &io->version) :
+			  ds_frag_write_peer(io);
+	else
+		io->err = local ?
+			  ds_frag_read_local(s->ds, &id, io->offset, io->len,
+					     io->buf, &io->version) :
+			  ds_frag_read_peer(io);
+}
+
+static void *ds_frag_io_thread(void *arg)
+{
+	ds_frag_io_run(arg);
+	return NULL;
+}
+
+/* Run @n fragment I/Os at once, each on a thread of its own but the first. */
+static void ds_frag_io_all(struct ds_frag_io *io, u32 n)
+{
+	u32 i;
+
+	for (i = 1; i < n; i++)
+		io[i].threaded = !pthread_create(&io[i].thread, NULL,
+						 ds_frag_io_thread, &io[i]);
+	for (i = 0; i < n; i++) {
+		if (i && io[i].threaded)
+			pthread_join(io[i].thread, NULL);
+		else
+			ds_frag_io_run(&io[i]);
+	}
+}
+
+/*
+ * Read columns [@c0, @c1) of the fragments flagged in @want into the
+ * slice; a fragment that cannot be read is lost.  Holes read as zeros.
+ */
+static void ds_stripe_read(struct ds_stripe *s, const bool *want, u32 c0,
+			   u32 c1)
+{
+	struct ds_frag_io io[AIFS_EC_MAX_WIDTH];
+	u32 f, n = 0;
+
+	for (f = 0; f < s->width; f++) {
+		if (!want[f] || s->read[f] || s->lost[f])
+			continue;
+		if (ds_peer_out(s->ds, s->members[f])) {
+			s->lost[f] = true;
+			continue;
+		}
+		io[n++] = (struct ds_frag_io){
+			.s = s, .frag = f, .offset = c0, .len = c1 - c0,
+			.buf = s->frag[f],
+		};
+	}
+	ds_frag_io_all(io, n);
+	for (f = 0; f < n; f++) {
+		if (io[f].err && io[f].err != -ENOENT) {
+			s->lost[io[f].frag] = true;
+			continue;
+		}
+		s->read[io[f].frag] = true;
+		s->found |= !io[f].err;
+		if (io[f].version > s->version)
+			s->version = io[f].version;
+	}
+}
+
+static u32 ds_stripe_count(const struct ds_stripe *s, const bool *flags)
+{
+	u32 f, n = 0;
+
+	for (f = 0; f < s->width; f++)
+		n += flags[f];
+	return n;
+}
+
+/*
+ * Make the slice whole from what could be read: read more fragments
+ * (parity first, then what was not wanted) until K are in, then decode
+ * the rest.  -EIO when fewer than K can be read.
+ */
+static int ds_stripe_decode(struct ds_stripe *s, u32 c0, u32 c1)
+{
+	bool want[AIFS_EC_MAX_WIDTH], lost[AIFS_EC_MAX_WIDTH];
+	u32 f, need;
+
+	while (ds_stripe_count(s, s->read) < s->k) {
+		need = s->k - ds_stripe_count(s, s->read);
+		memset(want, 0, sizeof(want));
+		for (f = s->width; f-- > 0 && need;) {
+			if (!s->read[f] && !s->lost[f]) {
+				want[f] = true;
+				need--;
+			}
+		}
+		if (!ds_stripe_count(s, want))
+			return -EIO;
+		ds_stripe_read(s, want, c0, c1);
+	}
+	for (f = 0; f < s->width; f++)
+		lost[f] = !s->read[f];
+	return aifs_ec_decode(s->ec, s->frag, lost, c1 - c0);
+}
+
+/* Where a write of @len bytes at @off of the stripe's data falls in @frag. */
+static bool ds_frag_span(const struct ds_stripe *s, u32 frag, u32 off,
+			 u32 len, u32 *a, u32 *b)
+{
+	u64 start = (u64)frag * s->chunk, end = start + s->chunk;
+	u64 lo = off > start ? off : start;
+	u64 hi = (u64)off + len < end ? (u64)off + len : end;
+
+	if (lo >= hi)
+		return false;
+	*a = lo - start;
+	*b = hi - start;
+	return true;
+}
+
+/* Write what changed in columns [@c0, @c1): data as written, all parity. */
+static int ds_stripe_store(struct ds_stripe *s, u32 off, u32 len, u32 c0,
+			   u32 c1)
+{
+	struct ds_frag_io io[AIFS_EC_MAX_WIDTH];
+	u32 f, a, b, n = 0;
+	int err = 0;
+
+	for (f = 0; f < s->width; f++) {
+		if (f < s->k) {
+			if (!ds_frag_span(s, f, off, len, &a, &b) ||
+			    b <= c0 || a >= c1)
+				continue;
+			a = a > c0 ? a : c0;
+			b = b < c1 ? b : c1;
+		} else {
+			a = c0;
+			b = c1;
+		}
+		if (ds_peer_out(s->ds, s->members[f]))
+			continue;	/* short of it until it is rebuilt */
+		io[n++] = (struct ds_frag_io){
+			.s = s, .frag = f, .offset = a, .len = b - a,
+			.buf = s->frag[f] + (a - c0), .write = true,
+		};
+	}
+	ds_frag_io_all(io, n);
+	for (f = 0; f < n; f++) {
+		if (io[f].err)
+			err = io[f].err;
+		if (io[f].frag >= s->k && io[f].version > s->version)
+			s->version = io[f].version;
+	}
+	return err;
+}
+
+/*
+ * One column slice of a write: what the write does not cover is read
+ * (all of it decoded when a fragment it needs cannot be read), the new
+ * bytes laid over, the parity encoded, and both written.
+ */
+static int ds_ec_write_slice(struct ds_stripe *s, const u8 *data, u32 off,
+			     u32 len, u32 c0, u32 c1)
+{
+	bool want[AIFS_EC_MAX_WIDTH] = { false };
+	u32 f, a, b;
+	int err;
+
+	memset(s->lost, 0, sizeof(s->lost));
+	memset(s->read, 0, sizeof(s->read));
+	for (f = 0; f < s->k; f++)
+		want[f] = !ds_frag_span(s, f, off, len, &a, &b) || a > c0 ||
+			  b < c1;
+	ds_stripe_read(s, want, c0, c1);
+	for (f = 0; f < s->k; f++) {
+		if (want[f] && s->lost[f]) {
+			err = ds_stripe_decode(s, c0, c1);
+			if (err)
+				return err;
+			break;
+		}
+	}
+	for (f = 0; f < s->k; f++) {
+		if (!ds_frag_span(s, f, off, len, &a, &b) || b <= c0 ||
+		    a >= c1)
+			continue;
+		a = a > c0 ? a : c0;
+		b = b < c1 ? b : c1;
+		memcpy(s->frag[f] + (a - c0),
+		       data + ((u64)f * s->chunk + a - off), b - a);
+	}
+	aifs_ec_encode(s->ec, s->frag, c1 - c0);
+	return ds_stripe_store(s, off, len, c0, c1);
+}
+
+/*
+ * The columns a write of @len bytes at @off of the stripe's data touches,
+ * [@c0, @c1), aligned for the code; a write over the end of one fragment
+ * and the start of the next, shorter than a fragment, touches two runs:
+ * the second comes back in @c2, @c3 (else @c2 == @c3).
+ */
+static void ds_ec_columns(const struct ds_stripe *s, u32 off, u32 len,
+			  u32 *c0, u32 *c1, u32 *c2, u32 *c3)
+{
+	u32 first = off / s->chunk, last = (off + len - 1) / s->chunk;
+	u32 start = off % s->chunk, end = (off + len - 1) % s->chunk + 1;
+
+	*c2 = *c3 = 0;
+	if (first == last) {
+		*c0 = start;
+		*c1 = end;
+	} else if (last == first + 1 && end < start) {
+		*c0 = 0;
+		*c1 = end;
+		*c2 = start & ~(AIFS_EC_ALIGN - 1);
+		*c3 = s->chunk;
+	} else {
+		*c0 = 0;
+		*c1 = s->chunk;
+	}
+	*c0 &= ~(AIFS_EC_ALIGN - 1);
+	*c1 = (*c1 + AIFS_EC_ALIGN - 1) & ~(AIFS_EC_ALIGN - 1);
+}
+
+/* Columns [@c0, @c1) of a write, a slice at a time. */
+static int ds_ec_write_run(struct ds_stripe *s, const u8 *data, u32 off,
+			   u32 len, u32 c0, u32 c1)
+{
+	u32 end;
+	int err = 0;
+
+	for (; c0 < c1 && !err; c0 = end) {
+		end = c1 - c0 > DS_EC_SLICE ? c0 + DS_EC_SLICE : c1;
+		err = ds_ec_write_slice(s, data, off, len, c0, end);
+	}
+	return err;
+}
+
+static int ds_stripe_alloc(struct ds_stripe *s)
+{
+	u32 f, slice = s->chunk < DS_EC_SLICE ? s->chunk : DS_EC_SLICE;
+
+	for (f = 0; f < s->width; f++) {
+		if (posix_memalign((void **)&s->frag[f], DS_IO_ALIGN, slice))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void ds_stripe_free(struct ds_stripe *s)
+{
+	u32 f;
+
+	for (f = 0; f < s->width; f++)
+		free(s->frag[f]);
+}
+
+/*
+ * Set up @s for a stripe of @id in @g, led by this server: one of its
+ * members (-EINVAL otherwise: a confused client).
+ */
+static int ds_stripe_init(struct ds_stripe *s, struct ds *ds,
+			  const struct aifs_chunk_id *id,
+			  const struct aifs_ec_group *g)
+{
+	u32 f, self = ds_self_id(ds);
+	bool member = false;
+
+	memset(s, 0, sizeof(*s));
+	s->ds = ds;
+	s->id = *id;
+	s->id.fragment = 0;
+	s->k = g->k;
+	s->width = g->k + g->m;
+	s->chunk = le32_to_cpu(g->chunk_size);
+	for (f = 0; f < s->width; f++) {
+		s->members[f] = le32_to_cpu(g->members[f]);
+		member |= s->members[f] == self;
+	}
+	s->ec = aifs_ec_get(g->k, g->m);
+	if (!s->ec)
+		return -errno;
+	if (!member)
+		return -EINVAL;
+	return ds_stripe_alloc(s);
+}
+
+static void ds_stripe_lock(struct ds_stripe *s, bool write,
+			   struct ds_lock *lock)
+{
+	struct aifs_chunk_id id = ds_frag_id(s, DS_EC_LOCK_FRAGMENT);
+
+	ds_chunk_lock(s->ds, &id, write, lock);
+}
+
+static int ds_ec_reply_chunk(struct aifs_request *req, u64 version, u32 len)
+{
+	struct aifs_chunk_rep rep = {
+		.version = cpu_to_le64(version),
+		.length = cpu_to_le32(len),
+	};
+	u8 *buf = malloc(sizeof(rep));
+	int n;
+
+	if (!buf)
+		return -ENOMEM;
+	n = aifs_msg_encode(req->opcode, true, buf, sizeof(rep), &rep,
+			    sizeof(rep), NULL);
+	if (n < 0) {
+		free(buf);
+		return n;
+	}
+	req->reply = buf;
+	req->reply_len = n;
+	return 0;
+}
+
+/* The write's bytes: sent, fetched by RDMA, or zeros (*@zeros freed after). */
+static int ds_ec_write_data(struct aifs_request *req,
+			    const struct aifs_ec_write_req *r,
+			    struct aifs_span *data, struct aifs_rdma_buf **bp,
+			    void **zeros)
+{
+	u32 flags = le32_to_cpu(r->flags);
+
+	if (flags & AIFS_IO_RDMA)
+		return ds_rdma_fetch(req, &r->rdma, data, bp);
+	if (flags & AIFS_IO_ZERO) {
+		*zeros = calloc(1, le32_to_cpu(r->rdma.len));
+		if (!*zeros)
+			return -ENOMEM;
+		*data = (struct aifs_span){ *zeros, le32_to_cpu(r->rdma.len) };
+	}
+	return 0;
+}
+
+static int ds_ec_write_apply(struct ds_stripe *s,
+			     const struct aifs_ec_write_req *r,
+			     const struct aifs_span *data)
+{
+	u32 off = le32_to_cpu(r->offset), c0, c1, c2, c3;
+	struct ds_lock lock;
+	int err;
+
+	if (!data->len)
+		return 0;
+	err = ds_ahead_out(s->ds, r->group.members,
+			   le16_to_cpu(r->group.ahead));
+	if (!err)
+		err = ds_layout_gen_check(s->ds, le64_to_cpu(r->id.ino),
+					  s->layout_gen);
+	if (err)
+		return err;
+	ds_ec_columns(s, off, data->len, &c0, &c1, &c2, &c3);
+	ds_stripe_lock(s, true, &lock);
+	err = ds_ec_write_run(s, data->data, off, data->len, c0, c1);
+	if (!err)
+		err = ds_ec_write_run(s, data->data, off, data->len, c2, c3);
+	ds_chunk_unlock(s->ds, &lock);
+	return err;
+}
+
+/* EC_WRITE, on the stripe's leader. */
+static int ds_ec_write(struct aifs_request *req)
+{
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS], data;
+	struct aifs_rdma_buf *rdma_buf = NULL;
+	struct aifs_ec_write_req r;
+	struct ds_stripe s;
+	void *zeros = NULL;
+	int err;
+
+	if (!ds_serving(req->data))
+		return -ESTALE;	/* maybe counted out: the next member leads */
+	err = aifs_decode_ec_write_req(req->payload, req->payload_len, &r,
+				       parts);
+	if (!err)
+		err = ds_check_id(req->data, &r.id);
+	if (err)
+		return err;
+	data = parts[0];
+	err = ds_ec_write_data(req, &r, &data, &rdma_buf, &zeros);
+	if (!err) {
+		err = ds_stripe_init(&s, req->data, &r.id, &r.group);
+		s.layout_gen = le32_to_cpu(r.layout_gen);
+		s.sync = le32_to_cpu(r.flags) & AIFS_IO_SYNC;
+		if (!err)
+			err = ds_ec_write_apply(&s, &r, &data);
+		if (!err)
+			err = ds_ec_reply_chunk(req, s.version, data.len);
+		ds_stripe_free(&s);
+	}
+	if (rdma_buf)
+		aifs_rdma_buf_put(rdma_buf);
+	free(zeros);
+	return err == -EBUSY ? -ESTALE : err;
+}
+
+/* The EC_READ reply: @len decoded bytes at @data, sent or by RDMA. */
+static int ds_ec_read_reply(struct aifs_request *req,
+			    const struct aifs_ec_read_req *r,
+			    const struct ds_stripe *s, const u8 *data, u32 len)
+{
+	bool rdma = le32_to_cpu(r->flags) & AIFS_IO_RDMA;
+	struct aifs_chunk_read_rep rep = {
+		.version = cpu_to_le64(s->version ? s->version : 1),
+		.chunk_len = cpu_to_le32(s->chunk),
+	};
+	struct aifs_span part = { NULL, rdma ? 0 : len };
+	u32 size = sizeof(rep) + part.len;
+	u8 *buf;
+	int n;
+
+	if (rdma) {
+		n = ds_rdma_send(req, data, len, &r->rdma);
+		if (n)
+			return n;
+	}
+	buf = malloc(size);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf + sizeof(rep), data, part.len);
+	part.data = buf + sizeof(rep);
+	n = aifs_encode_ec_read_rep(buf, size, &rep, &part);
+	if (n < 0) {
+		free(buf);
+		return n;
+	}
+	req->reply = buf;
+	req->reply_len = n;
+	return 0;
+}
+
+/*
+ * Fragment @want's bytes [@off, @off + @len) into @out, decoded from the
+ * other fragments a slice at a time: -ENOENT when the stripe has none.
+ */
+static int ds_ec_decode_range(struct ds_stripe *s, u32 want, u32 off,
+			      u32 len, u8 *out)
+{
+	u32 c0 = off & ~(AIFS_EC_ALIGN - 1), c1, end = off + len;
+	bool ask[AIFS_EC_MAX_WIDTH];
+	u32 f, from, to;
+	int err;
+
+	for (; c0 < end; c0 = c1) {
+		c1 = end - c0 > DS_EC_SLICE ? c0 + DS_EC_SLICE :
+		     (end + AIFS_EC_ALIGN - 1) & ~(AIFS_EC_ALIGN - 1);
+		memset(s->lost, 0, sizeof(s->lost));
+		memset(s->read, 0, sizeof(s->read));
+		s->lost[want] = true;
+		/* the other data fragments first: the cheapest K */
+		for (f = 0; f < s->width; f++)
+			ask[f] = f < s->k && f != want;
+		ds_stripe_read(s, ask, c0, c1);
+		err = ds_stripe_decode(s, c0, c1);
+		if (err)
+			return err;
+		from = off > c0 ? off : c0;
+		to = end < c1 ? end : c1;
+		memcpy(out + (from - off), s->frag[want] + (from - c0),
+		       to - from);
+	}
+	return s->found ? 0 : -ENOENT;
+}
+
+/* EC_READ: a fragment its own server cannot serve, decoded. */
+static int ds_ec_read(struct aifs_request *req)
+{
+	struct aifs_ec_read_req r;
+	struct ds_stripe s;
+	struct ds_lock lock;
+	u8 *out;
+	int err;
+
+	if (!ds_serving(req->data))
+		return -ESTALE;
+	err = aifs_decode_ec_read_req(req->payload, req->payload_len, &r,
+				      NULL);
+	if (!err)
+		err = ds_check_id(req->data, &r.id);
+	if (!err && (le32_to_cpu(r.flags) & AIFS_IO_RDMA) && !req->rdma)
+		err = -EOPNOTSUPP;
+	if (err)
+		return err;
+	err = ds_stripe_init(&s, req->data, &r.id, &r.group);
+	out = malloc(le32_to_cpu(r.length));
+	if (!err && !out)
+		err = -ENOMEM;
+	if (!err) {
+		ds_stripe_lock(&s, false, &lock);
+		err = ds_ec_decode_range(&s, le16_to_cpu(r.id.fragment),
+					 le32_to_cpu(r.offset),
+					 le32_to_cpu(r.length), out);
+		ds_chunk_unlock(s.ds, &lock);
+	}
+	if (!err)
+		err = ds_ec_read_reply(req, &r, &s, out, le32_to_cpu(r.length));
+	free(out);
+	ds_stripe_free(&s);
+	return err;
+}
+
+/*
+ * Catching up (CHUNK_SYNC of an EC file, when this server is back from a
+ * failure): every stripe of the file that holds a fragment here is
+ * rebuilt, the fragment decoded by the stripe's first other member that
+ * serves (EC_READ, under its stripe lock: never from a stripe mid-write)
+ * and written here over what this server had.  A leader's write that
+ * reaches the fragment meanwhile (it is no OFFLINE member: leaders write
+ * to it) changes its version, and the rebuild of that stripe starts
+ * again; one that does not reach it leaves its bytes as they were.
+ * Stripes past the last listed by a member are not looked at.
+ */
+#define DS_EC_SYNC_STRIPES	16	/* per CHUNK_SYNC: each decodes a fragment */
+
+/* This server's place in group @g of @l: its member index, or -1. */
+static int ds_ec_member_at(const struct aifs_layout *l, u32 g, u32 self)
+{
+	u32 width = l->ec_k + l->ec_m, f;
+
+	for (f = 0; f < width; f++)
+		if (le32_to_cpu(l->targets[g * width + f]) == self)
+			return f;
+	return -1;
+}
+
+/* Add @stripe to the sorted set @set of at most DS_EC_SYNC_STRIPES. */
+static void ds_ec_stripe_add(u32 *set, u32 *n, u32 stripe)
+{
+	u32 i = 0;
+
+	while (i < *n && set[i] < stripe)
+		i++;
+	if ((i < *n && set[i] == stripe) || i == DS_EC_SYNC_STRIPES)
+		return;
+	if (*n == DS_EC_SYNC_STRIPES)
+		(*n)--;
+	memmove(&set[i + 1], &set[i], (*n - i) * sizeof(*set));
+	set[i] = stripe;
+	(*n)++;
+}
+
+/*
+ * The stripes from @r's index on that @peer holds fragments of, in the
+ * groups this server is in, into @set.  -errno when it cannot tell.
+ */
+static int ds_ec_peer_stripes(struct ds *ds, const struct aifs_chunk_sync_req *r,
+			      u32 peer, u32 *set, u32 *n)
+{
+	const struct aifs_layout *l = &r->layout;
+	struct aifs_chunk_list_req req = {
+		.id = r->id,
+		.max = cpu_to_le32(AIFS_CHUNK_LIST_MAX),
+	};
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
+	u32 i, count, sc = le16_to_cpu(l->stripe_count);
+	struct aifs_chunk_list_rep rep;
+	struct aifs_chunk_entry e;
+	struct aifs_reply reply;
+	int err;
+
+	err = ds_peer_ask(ds, peer, AIFS_OP_CHUNK_LIST, &req, sizeof(req),
+			  &reply);
+	if (!err)
+		err = aifs_decode_chunk_list_rep(reply.payload, reply.len, &rep,
+						 parts);
+	count = err ? 0 : le32_to_cpu(rep.count);
+	for (i = 0; i < count; i++) {
+		memcpy(&e, (const u8 *)parts[0].data + i * AIFS_CHUNK_ENTRY_SIZE,
+		       sizeof(e));
+		if (le32_to_cpu(e.index) >= le32_to_cpu(r->id.index) &&
+		    ds_ec_member_at(l, le32_to_cpu(e.index) % sc,
+				    ds_self_id(ds)) >= 0)
+			ds_ec_stripe_add(set, n, le32_to_cpu(e.index));
+	}
+	aifs_reply_free(&reply);
+	return err;
+}
+
+/*
+ * The stripes to rebuild in this call: what the other members of this
+ * server's groups hold, the first DS_EC_SYNC_STRIPES of them.  -EAGAIN
+ * when no member could say.
+ */
+static int ds_ec_sync_stripes(struct ds *ds, const struct aifs_chunk_sync_req *r,
+			      u32 *set, u32 *n)
+{
+	const struct aifs_layout *l = &r->layout;
+	u32 width = l->ec_k + l->ec_m, self = ds_self_id(ds), g, f, peer;
+	u32 sc = le16_to_cpu(l->stripe_count);
+	bool answered = false, member = false;
+
+	*n = 0;
+	for (g = 0; g < sc; g++) {
+		if (ds_ec_member_at(l, g, self) < 0)
+			continue;
+		member = true;
+		for (f = 0; f < width; f++) {
+			peer = le32_to_cpu(l->targets[g * width + f]);
+			if (peer != self && !ds_peer_out(ds, peer) &&
+			    !ds_ec_peer_stripes(ds, r, peer, set, n))
+				answered = true;
+		}
+	}
+	if (!member)
+		return -EINVAL;
+	return answered ? 0 : -EAGAIN;
+}
+
+/* One EC_READ of @len bytes at @off of fragment @frag to @member. */
+static int ds_ec_read_peer(struct ds *ds, const struct aifs_chunk_id *id,
+			   const struct aifs_ec_group *g, u32 member, u32 off,
+			   u32 len, u8 *out)
+{
+	struct aifs_ec_read_req req = {
+		.id = *id,
+		.offset = cpu_to_le32(off),
+		.length = cpu_to_le32(len),
+		.group = *g,
+	};
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
+	struct aifs_chunk_read_rep rep;
+	struct aifs_reply reply;
+	int err;
+
+	err = ds_peer_ask(ds, member, AIFS_OP_EC_READ, &req, sizeof(req),
+			  &reply);
+	if (!err)
+		err = aifs_decode_ec_read_rep(reply.payload, reply.len, &rep,
+					      parts);
+	if (!err && parts[0].len != len)
+		err = -EPROTO;
+	if (!err)
+		memcpy(out, parts[0].data, len);
+	aifs_reply_free(&reply);
+	return err;
+}
+
+/* Columns [@off, @off + @len) of the fragment @id, from the first member that decodes them. */
+static int ds_ec_decoded(struct ds *ds, const struct aifs_chunk_id *id,
+			 const struct aifs_ec_group *g, u32 off, u32 len,
+			 u8 *out)
+{
+	u32 f, self = ds_self_id(ds), member;
+	int err = -EAGAIN;
+
+	for (f = 0; f < (u32)g->k + g->m; f++) {
+		member = le32_to_cpu(g->members[f]);
+		if (member == self || ds_peer_out(ds, member))
+			continue;
+		err = ds_ec_read_peer(ds, id, g, member, off, len, out);
+		if (!err || err == -ENOENT)
+			return err;
+	}
+	return err == -EIO ? -EIO : -EAGAIN;
+}
+
+/*
+ * Rebuild fragment @f of stripe @stripe (group @g) here, slice by slice:
+ * 0 (also for a stripe that holds nothing: a hole), -EAGAIN when a write
+ * reached it meanwhile or no member could decode.
+ */
+static int ds_ec_rebuild(struct ds *ds, const struct aifs_chunk_sync_req *r,
+			 u32 stripe, u32 g, u32 f, u8 *buf)
+{
+	const struct aifs_layout *l = &r->layout;
+	u32 width = l->ec_k + l->ec_m, chunk = le32_to_cpu(l->chunk_size);
+	u32 slice = chunk < DS_EC_SLICE ? chunk : DS_EC_SLICE, off;
+	struct aifs_chunk_id id = r->id;
+	struct aifs_chunk_entry e = { 0 };
+	struct aifs_ec_group grp;
+	u64 version;
+	int err = 0;
+
+	memset(&grp, 0, sizeof(grp));
+	grp.chunk_size = l->chunk_size;
+	grp.k = l->ec_k;
+	grp.m = l->ec_m;
+	memcpy(grp.members, &l->targets[g * width], width * sizeof(__le32));
+	id.index = cpu_to_le32(stripe);
+	id.fragment = cpu_to_le16(f);
+	ds_chunk_stat(ds, &id, &e);
+	version = le64_to_cpu(e.version);	/* 0: none here */
+	for (off = 0; !err && off < chunk; off += slice) {
+		err = ds_ec_decoded(ds, &id, &grp, off, slice, buf);
+		if (!err)
+			err = ds_frag_write_local(ds, &id, chunk, off, buf,
+						  slice, off + slice == chunk,
+						  version, &version);
+	}
+	/* nothing of the stripe anywhere: a hole */
+	return err == -ENOENT ? 0 : err;
+}
+
+/**
+ * ds_ec_sync - CHUNK_SYNC of an EC file: this server's fragments rebuilt
+ * @ds: this server
+ * @r: the request, its layout EC
+ * @rep: out: how far it went
+ *
+ * Return: 0, -EAGAIN (try again: a member could not be asked or decode,
+ * or a write came in), -EINVAL (the layout does not name this server).
+ */
+int ds_ec_sync(struct ds *ds, const struct aifs_chunk_sync_req *r,
+	       struct aifs_chunk_sync_rep *rep)
+{
+	const struct aifs_layout *l = &r->layout;
+	u32 set[DS_EC_SYNC_STRIPES], n, i, g, self = ds_self_id(ds);
+	u32 sc = le16_to_cpu(l->stripe_count);
+	u8 *buf;
+	int err;
+
+	err = ds_ec_sync_stripes(ds, r, set, &n);
+	if (err)
+		return err;
+	buf = malloc(le32_to_cpu(l->chunk_size) < DS_EC_SLICE ?
+		     le32_to_cpu(l->chunk_size) : DS_EC_SLICE);
+	if (!buf)
+		return -ENOMEM;
+	memset(rep, 0, sizeof(*rep));
+	for (i = 0; !err && i < n; i++) {
+		g = set[i] % sc;
+		err = ds_ec_rebuild(ds, r, set[i], g,
+				    ds_ec_member_at(l, g, self), buf);
+		if (!err)
+			rep->copied = cpu_to_le32(le32_to_cpu(rep->copied) + 1);
+	}
+	free(buf);
+	if (err)
+		return err == -EIO ? -EAGAIN : err;
+	rep->next = cpu_to_le32(n < DS_EC_SYNC_STRIPES ? AIFS_CHUNK_SYNC_DONE :
+				set[n - 1] + 1);
+	return 0;
+}
+
+/* FRAG_WRITE: a leader's write of a fragment held here. */
+static int ds_frag_write(struct aifs_request *req)
+{
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
+	struct aifs_chunk_write_req r;
+	u64 version = 0;
+	int err;
+
+	err = aifs_decode_frag_write_req(req->payload, req->payload_len, &r,
+					 parts);
+	if (!err)
+		err = ds_check_id(req->data, &r.id);
+	if (!err && (le32_to_cpu(r.flags) & ~AIFS_IO_SYNC))
+		err = -EINVAL;	/* the leader sends its bytes */
+	if (!err)
+		err = ds_frag_write_local(req->data, &r.id,
+					  le32_to_cpu(r.chunk_size),
+					  le32_to_cpu(r.offset), parts[0].data,
+					  parts[0].len,
+					  le32_to_cpu(r.flags) & AIFS_IO_SYNC,
+					  DS_FRAG_ANY, &version);
+	return err ? err : ds_ec_reply_chunk(req, version, parts[0].len);
+}
+
+int ds_ec_register(struct aifs_server *srv)
+{
+	/*
+	 * A leader's worker waits for the fragment I/O it sends: those run
+	 * on the peer threads, which only touch the local store, so two
+	 * leaders waiting on each other's members never deadlock.
+	 */
+	static const struct aifs_handler_def handlers[] = {
+		{ AIFS_OP_EC_WRITE, ds_ec_write, AIFS_HANDLER_BLOCKING },
+		{ AIFS_OP_EC_READ, ds_ec_read, AIFS_HANDLER_BLOCKING },
+		{ AIFS_OP_FRAG_READ, ds_read, AIFS_HANDLER_PEER },
+		{ AIFS_OP_FRAG_WRITE, ds_frag_write, AIFS_HANDLER_PEER },
+	};
+
+	return aifs_server_register_all(srv, handlers, ARRAY_SIZE(handlers));
+}

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * An MDS and six data servers, a file laid out ec=4+2 (1 MiB fragments)
+ * by its directory: two stripes written through their leader; the server
+ * of data fragment 2 is killed and both stripes are written again (the
+ * leader goes on once the MDS counts it out); back, it is SYNCING and
+ * serves nothing until the MDS's recovery had it rebuild its fragments by
+ * decoding (CHUNK_SYNC of an EC file), then UP with the new bytes of its
+ * fragments, read straight from it; a parity server killed and back gets
+ * its parity rebuilt the same way.
+ */
+#include <signal.h>
+#include <stdlib.h>
+
+#include "aifs/ec.h"
+#include "cluster-harness.h"
+
+#define GRACE_MS	600
+#define WAIT_MS		30000
+#define K		4
+#define M		2
+#define WIDTH		(K + M)
+#define CHUNK		DS_TEST_CHUNK
+#define STRIPES		2
+
+static u8 model[STRIPES][WIDTH][CHUNK];
+static u8 buf[CHUNK];
+static struct aifs_ec_group group;
+static u64 ino;
+
+static void model_write(u32 stripe, u32 off, const u8 *data, u32 len)
+{
+	char *frags[WIDTH];
+	u32 n, f;
+
+	for (; len; off += n, data += n, len -= n) {
+		n = CHUNK - off % CHUNK < len ? CHUNK - off % CHUNK : len;
+		memcpy(&model[stripe][off / CHUNK][off % CHUNK], data, n);
+	}
+	for (f = 0; f < WIDTH; f++)
+		frags[f] = (char *)model[stripe][f];
+	aifs_ec_encode(aifs_ec_get(K, M), frags, CHUNK);
+}
+
+/* Through the stripe's leader, retried while a member is not yet out. */
+static int write_stripe(u32 stripe, u32 off, u32 len, u32 seed)
+{
+	static u8 data[K * CHUNK];
+	int err, tries = 0;
+
+	ds_fill(data, len, seed);
+	do {
+		err = ds_ec_write(cluster_proc(le32_to_cpu(group.members[0])),
+				  ino, stripe, &group, off, data, len);
+	} while (err == -EAGAIN && ++tries < 20);
+	if (!err)
+		model_write(stripe, off, data, len);
+	return err;
+}
+
+static void check_fragment(u32 f, const char *what)
+{
+	struct ds_proc *p = cluster_proc(le32_to_cpu(group.members[f]));
+	int err, tries = 0;
+	u32 s;
+
+	for (s = 0; s < STRIPES; s++) {
+		/* a server UP in the map serves once its heartbeat says so */
+		while ((err = ds_frag_read(p, AIFS_OP_CHUNK_READ, ino, s, f,
+					   NULL, 0, CHUNK, buf)) == -ESTALE &&
+		       ++tries < 100)
+			test_sleep_ms(50);
+		CHECK(!err && !memcmp(buf, model[s][f], CHUNK),
+		      "%s: stripe %u fragment %u from its server: %d, %s",
+		      what, s, f, err,
+		      memcmp(buf, model[s][f], CHUNK) ? "differs" : "same");
+	}
+}
+
+/* Kill the server of fragment @f, write, bring it back: rebuilt. */
+static void kill_write_return(u32 f, u32 seed)
+{
+	struct ds_proc *p = cluster_proc(le32_to_cpu(group.members[f]));
+	struct cluster_state s = { p, AIFS_DS_OFFLINE };
+	int err;
+
+	ds_stop(p, SIGKILL);
+	err = write_stripe(0, CHUNK / 2, 2 * CHUNK, seed);
+	CHECK(!err, "write with fragment %u's server dead: %d", f, err);
+	err = write_stripe(1, 0, K * CHUNK, seed + 1);
+	CHECK(!err, "full stripe with fragment %u's server dead: %d", f, err);
+	CHECK(cluster_in_state(&s), "fragment %u's server not OFFLINE", f);
+	ds_start(p);
+	s.state = AIFS_DS_UP;
+	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS),
+	      "fragment %u's server not UP again", f);
+	check_fragment(f, "rebuilt");
+}
+
+int main(void)
+{
+	struct aifs_layout want = { 0 }, l;
+	u32 f;
+	int err;
+
+	cluster_setup(WIDTH, GRACE_MS, "default_stripe_count = 1\n");
+	want.type = AIFS_LAYOUT_EC;
+	want.ec_k = K;
+	want.ec_m = M;
+	want.chunk_size = cpu_to_le32(CHUNK);
+	want.stripe_count = cpu_to_le16(1);
+	err = aifs_layout_set(cluster_conn, &cluster_cred, AIFS_ROOT_INO,
+			      &want, &l);
+	CHECK(!err, "layout of the root: %d", err);
+	ino = cluster_create("f", &l);
+	CHECK(l.type == AIFS_LAYOUT_EC && le16_to_cpu(l.target_count) == WIDTH,
+	      "the file's layout: type %u, %u targets", l.type,
+	      le16_to_cpu(l.target_count));
+	group.chunk_size = cpu_to_le32(CHUNK);
+	group.k = K;
+	group.m = M;
+	for (f = 0; f < WIDTH; f++)
+		group.members[f] = l.targets[f];
+
+	CHECK(!write_stripe(0, 0, K * CHUNK, 1), "stripe 0");
+	CHECK(!write_stripe(1, 0, K * CHUNK, 2), "stripe 1");
+	for (f = 0; f < WIDTH; f++)
+		check_fragment(f, "written");
+
+	kill_write_return(2, 10);
+	kill_write_return(K + 1, 20);
+	for (f = 0; f < WIDTH; f++)
+		check_fragment(f, "in the end");
+	return test_result();
+}
