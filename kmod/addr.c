@@ -223,53 +223,94 @@ static int aifs_read_rep_data(const struct aifs_read_req *rreq,
 }
 
 /*
- * One CHUNK_READ of @sub, at @off of chunk @index, to @conn: its data
- * lands in the folios (moved there by the server over RDMA when the
- * connection can lend it the folios), and its holes are zeroed.
+ * The request of a read of @sub at @off of chunk @index (EC: of fragment
+ * @frag of stripe @index) into @wire: CHUNK_READ, or with @ec an EC_READ
+ * of the fragment, decoded by the server from the rest of its stripe.
+ * Return: its opcode, or a negative errno.
  */
-static int aifs_chunk_read(struct aifs_read_sub *sub, struct aifs_conn *conn,
-			   u32 index, u32 off)
+static int aifs_chunk_read_req(struct aifs_read_sub *sub, u32 index, u16 frag,
+			       u32 off, const struct aifs_ec_group *ec,
+			       const struct aifs_rdma_seg *seg, bool rdma,
+			       u8 *wire, u32 size)
 {
 	struct aifs_read_req *rreq = sub->rreq;
+	struct aifs_chunk_id id = {
+		.ino = cpu_to_le64(rreq->inode->i_ino),
+		.index = cpu_to_le32(index),
+		.fragment = cpu_to_le16(frag),
+	};
+	__le32 flags = cpu_to_le32(rdma ? AIFS_IO_RDMA : 0);
 	struct aifs_chunk_read_req req = {
-		.id.ino = cpu_to_le64(rreq->inode->i_ino),
-		.id.index = cpu_to_le32(index),
 		.offset = cpu_to_le32(off),
 		.length = cpu_to_le32(sub->len),
+		.flags = flags,
+		.rdma = *seg,
 	};
+	struct aifs_ec_read_req ecr = {
+		.offset = cpu_to_le32(off),
+		.length = cpu_to_le32(sub->len),
+		.flags = flags,
+		.rdma = *seg,
+	};
+	int ret;
+
+	memcpy(id.fs_uuid, rreq->fsi->session.fs_uuid, 16);
+	if (!ec) {
+		req.id = id;
+		ret = aifs_msg_encode(AIFS_OP_CHUNK_READ, false, wire, size,
+				      &req, sizeof(req), NULL);
+		return ret < 0 ? ret : AIFS_OP_CHUNK_READ;
+	}
+	ecr.id = id;
+	ecr.group = *ec;
+	ret = aifs_msg_encode(AIFS_OP_EC_READ, false, wire, size, &ecr,
+			      sizeof(ecr), NULL);
+	return ret < 0 ? ret : AIFS_OP_EC_READ;
+}
+
+/*
+ * One read of @sub, at @off of chunk @index (EC: fragment @frag of stripe
+ * @index, decoded by the server with @ec), to @conn: its data lands in
+ * the folios (moved there by the server over RDMA when the connection can
+ * lend it the folios), and its holes are zeroed.
+ */
+static int aifs_chunk_read(struct aifs_read_sub *sub, struct aifs_conn *conn,
+			   u32 index, u16 frag, u32 off,
+			   const struct aifs_ec_group *ec)
+{
+	struct aifs_read_req *rreq = sub->rreq;
 	struct aifs_span parts[AIFS_MSG_MAX_PARTS] = {};
 	u8 head[AIFS_CHUNK_READ_REP_SIZE];
-	u8 wire[AIFS_CHUNK_READ_REQ_SIZE];
+	u8 wire[AIFS_EC_READ_REQ_SIZE];
 	struct aifs_chunk_read_rep rep;
+	struct aifs_rdma_seg seg = {};
 	struct aifs_xprt_reg *reg;
 	struct iov_iter data;
-	int ret, got = 0;
+	int ret, op, got = 0;
+	u32 wire_len;
 
 	ret = aifs_fail_errno(AIFS_FAIL_READ_ERROR);
 	if (ret)
 		return ret;
-	memcpy(req.id.fs_uuid, rreq->fsi->session.fs_uuid, 16);
 	aifs_read_iter(rreq, &data, sub->start, sub->len);
-	reg = aifs_conn_lend(conn, &data, &req.rdma);
-	if (reg)
-		req.flags = cpu_to_le32(AIFS_IO_RDMA);
-	ret = aifs_msg_encode(AIFS_OP_CHUNK_READ, false, wire, sizeof(wire),
-			      &req, sizeof(req), NULL);
-	if (ret >= 0)
-		ret = aifs_conn_call_data(conn, AIFS_OP_CHUNK_READ, wire,
-					  sizeof(wire), head, sizeof(head),
-					  reg ? NULL : &data,
-					  aifs_timeo_jiffies(&rreq->fsi->opts));
+	reg = aifs_conn_lend(conn, &data, &seg);
+	op = aifs_chunk_read_req(sub, index, frag, off, ec, &seg, reg, wire,
+				 sizeof(wire));
+	wire_len = ec ? AIFS_EC_READ_REQ_SIZE : AIFS_CHUNK_READ_REQ_SIZE;
+	ret = op < 0 ? op :
+	      aifs_conn_call_data(conn, op, wire, wire_len, head,
+				  sizeof(head), reg ? NULL : &data,
+				  aifs_timeo_jiffies(&rreq->fsi->opts));
 	aifs_conn_take_back(conn, reg);
-	aifs_stats_call(rreq->fsi, AIFS_PEER_DS, AIFS_OP_CHUNK_READ,
-			sizeof(wire), ret);
+	aifs_stats_call(rreq->fsi, AIFS_PEER_DS, op < 0 ? AIFS_OP_CHUNK_READ : op,
+			wire_len, ret);
 	aifs_stat_add(rreq->fsi, AIFS_CHUNK_READ_BYTES, sub->len);
 	if (ret == -ENOENT)
 		goto zero;	/* never written: a hole */
 	if (ret < 0)
 		return ret;
 	/* the data part is in the folios already: decode the rest */
-	if (aifs_msg_decode_head(AIFS_OP_CHUNK_READ, true, head,
+	if (aifs_msg_decode_head(op, true, head,
 				 min_t(u32, ret, sizeof(head)), ret, &rep,
 				 sizeof(rep), parts))
 		got = -EPROTO;
@@ -357,6 +398,79 @@ bool aifs_io_again(struct aifs_fs_info *fsi, struct aifs_io_rounds *rounds)
 }
 
 /*
+ * One try of @sub from data server @id (see aifs_chunk_read()), what it
+ * said noted in @rounds.
+ */
+static int aifs_read_from(struct aifs_read_sub *sub,
+			  struct aifs_io_rounds *rounds, __le32 id, u32 index,
+			  u16 frag, u32 off, const struct aifs_ec_group *ec)
+{
+	struct aifs_read_req *rreq = sub->rreq;
+	struct aifs_conn *conn;
+	int err;
+
+	conn = aifs_data_conn(rreq->fsi, le32_to_cpu(id));
+	err = IS_ERR(conn) ? PTR_ERR(conn) :
+	      aifs_chunk_read(sub, conn, index, frag, off, ec);
+	if (!err || err == -ESHUTDOWN)
+		return err;
+	rounds->closed |= err == -ECONNRESET;
+	rounds->stale |= err == -ESTALE;
+	rounds->down |= err == -EHOSTDOWN;
+	/* aifs_data_conn() logs why it has no connection */
+	if (!IS_ERR(conn))
+		pr_warn_ratelimited("%s %lu:%u.%u from data server %u: %pe\n",
+				    ec ? "decoding fragment" : "chunk",
+				    rreq->inode->i_ino, index, frag,
+				    le32_to_cpu(id), ERR_PTR(err));
+	return err;
+}
+
+/* The servers of an EC stripe, as EC_READ and EC_WRITE name them. */
+void aifs_ec_group_fill(struct aifs_ec_group *g, const struct aifs_layout *l,
+			const __le32 *group, u32 ahead)
+{
+	u32 width = l->ec_k + l->ec_m;
+
+	memset(g, 0, sizeof(*g));
+	g->chunk_size = l->chunk_size;
+	g->k = l->ec_k;
+	g->m = l->ec_m;
+	g->ahead = cpu_to_le16(ahead);
+	memcpy(g->members, group, width * sizeof(*group));
+}
+
+/*
+ * A data fragment of an EC stripe: from its own server; failing that,
+ * decoded by the first member of the stripe that can (EC_READ), which is
+ * where the stripe's writes go too.
+ */
+static int aifs_read_sub_ec(struct aifs_read_sub *sub,
+			    struct aifs_io_rounds *rounds, u32 index, u32 off)
+{
+	const struct aifs_layout *l = &sub->rreq->layout;
+	u32 stripe = index / l->ec_k, frag = index % l->ec_k, width, r;
+	const __le32 *group = aifs_layout_group(l, stripe, &width);
+	struct aifs_ec_group g;
+	int err;
+
+	err = aifs_read_from(sub, rounds, group[frag], stripe, frag, off,
+			     NULL);
+	if (!err || err == -ESHUTDOWN)
+		return err;
+	aifs_ec_group_fill(&g, l, group, 0);
+	for (r = 0; r < width; r++) {
+		err = aifs_read_from(sub, rounds, group[r], stripe, frag, off,
+				     &g);
+		if (!err || err == -ESHUTDOWN)
+			return err;
+	}
+	pr_warn_ratelimited("no data server decoded fragment %lu:%u.%u (%d)\n",
+			    sub->rreq->inode->i_ino, stripe, frag, err);
+	return -EIO;
+}
+
+/*
  * The sub-request from each replica of its chunk's group in turn; a mount
  * going away stops the search. @rounds: what the servers said.
  */
@@ -368,26 +482,18 @@ static int aifs_read_sub_round(struct aifs_read_sub *sub,
 	u32 chunk = le32_to_cpu(l->chunk_size);
 	u64 pos = rreq->pos + sub->start;
 	u32 index = div_u64(pos, chunk), off = pos & (chunk - 1);
-	u32 width, r, id;
-	const __le32 *group = aifs_layout_group(l, index, &width);
-	struct aifs_conn *conn;
+	u32 width, r;
+	const __le32 *group;
 	int err = -EIO;
 
+	if (l->type == AIFS_LAYOUT_EC)
+		return aifs_read_sub_ec(sub, rounds, index, off);
+	group = aifs_layout_group(l, index, &width);
 	for (r = 0; r < width; r++) {
-		id = le32_to_cpu(group[r]);
-		conn = aifs_data_conn(rreq->fsi, id);
-		err = IS_ERR(conn) ? PTR_ERR(conn) :
-		      aifs_chunk_read(sub, conn, index, off);
+		err = aifs_read_from(sub, rounds, group[r], index, 0, off,
+				     NULL);
 		if (!err || err == -ESHUTDOWN)
 			return err;
-		rounds->closed |= err == -ECONNRESET;
-		rounds->stale |= err == -ESTALE;
-		rounds->down |= err == -EHOSTDOWN;
-		/* aifs_data_conn() logs why it has no connection */
-		if (!IS_ERR(conn))
-			pr_warn_ratelimited("chunk %lu:%u from data server %u: %pe\n",
-					    rreq->inode->i_ino, index, id,
-					    ERR_PTR(err));
 	}
 	pr_warn_ratelimited("no data server answered for chunk %lu:%u (%d)\n",
 			    rreq->inode->i_ino, index, err);
@@ -432,12 +538,42 @@ static bool aifs_layout_ok(const struct aifs_layout *l)
 	u32 chunk = le32_to_cpu(l->chunk_size);
 	u32 stripes = le16_to_cpu(l->stripe_count);
 	u32 targets = le16_to_cpu(l->target_count);
+	u32 width;
 
-	return l->type == AIFS_LAYOUT_REPLICA && is_power_of_2(chunk) &&
-	       chunk >= AIFS_CHUNK_SIZE_MIN && chunk <= AIFS_CHUNK_SIZE_MAX &&
-	       stripes && targets && targets % stripes == 0 &&
-	       targets / stripes <= AIFS_MAX_REPLICAS &&
+	switch (l->type) {
+	case AIFS_LAYOUT_REPLICA:
+		width = l->replicas;
+		if (!width || width > AIFS_MAX_REPLICAS)
+			return false;
+		break;
+	case AIFS_LAYOUT_EC:
+		width = l->ec_k + l->ec_m;
+		if (!l->ec_k || l->ec_k > AIFS_EC_MAX_K || !l->ec_m ||
+		    l->ec_m > AIFS_EC_MAX_M ||
+		    (u64)l->ec_k * chunk > AIFS_EC_STRIPE_MAX)
+			return false;
+		break;
+	default:
+		return false;
+	}
+	return is_power_of_2(chunk) && chunk >= AIFS_CHUNK_SIZE_MIN &&
+	       chunk <= AIFS_CHUNK_SIZE_MAX && stripes &&
+	       targets == stripes * width &&
 	       targets <= AIFS_LAYOUT_MAX_TARGETS;
+}
+
+/**
+ * aifs_layout_unit - the span a write request stays in
+ * @l: a layout aifs_layout_get() accepted
+ *
+ * Return: a chunk of a replicated file; an EC stripe's data (its K
+ * fragments end to end), which its leader encodes as one.
+ */
+u32 aifs_layout_unit(const struct aifs_layout *l)
+{
+	u32 chunk = le32_to_cpu(l->chunk_size);
+
+	return l->type == AIFS_LAYOUT_EC ? l->ec_k * chunk : chunk;
 }
 
 /**
@@ -511,7 +647,27 @@ int aifs_layout_get(struct inode *inode, struct aifs_layout *layout)
  */
 int aifs_layout_refresh(struct inode *inode)
 {
-	struct aifs_inode_info *ai = AIFS_I(inode);
+	struct aifs_layout layout;
+	int err;
+
+	err = aifs_layout_fetch(inode, &layout);
+	if (err)
+		return err;
+	if (!aifs_layout_ok(&layout))
+		return -EIO;
+	aifs_layout_take(inode, &layout);
+	return 0;
+}
+
+/**
+ * aifs_layout_fetch - LAYOUT_GET of a file or directory
+ * @inode: it
+ * @layout: out: the layout the MDS holds
+ *
+ * Return: 0 or a negative errno.
+ */
+int aifs_layout_fetch(struct inode *inode, struct aifs_layout *layout)
+{
 	struct aifs_ino_req req = { .ino = cpu_to_le64(inode->i_ino) };
 	struct aifs_layout_rep rep;
 	struct aifs_mds_msg m = {
@@ -522,16 +678,21 @@ int aifs_layout_refresh(struct inode *inode)
 	int err;
 
 	err = aifs_mds_call(inode->i_sb, &m);
-	if (err)
-		return err;
-	if (!aifs_layout_ok(&rep.layout))
-		return -EIO;
+	if (!err)
+		*layout = rep.layout;
+	return err;
+}
+
+/* A layout the MDS gave: it replaces the last OPEN's if it is newer. */
+void aifs_layout_take(struct inode *inode, const struct aifs_layout *layout)
+{
+	struct aifs_inode_info *ai = AIFS_I(inode);
+
 	spin_lock(&inode->i_lock);
-	if (ai->has_layout && le32_to_cpu(rep.layout.generation) >
+	if (ai->has_layout && le32_to_cpu(layout->generation) >
 			      le32_to_cpu(ai->layout.generation))
-		ai->layout = rep.layout;
+		ai->layout = *layout;
 	spin_unlock(&inode->i_lock);
-	return 0;
 }
 
 /* Set up the sub-requests of the first @len bytes of @rreq. */

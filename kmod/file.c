@@ -43,9 +43,9 @@ static int aifs_file_opened(struct inode *inode, const struct aifs_open_rep *rep
 	bool changed;
 	int err;
 
-	if (rep->layout.type != AIFS_LAYOUT_REPLICA &&
+	if (rep->layout.type == AIFS_LAYOUT_INLINE &&
 	    le64_to_cpu(rep->attr.size))
-		return -EOPNOTSUPP;	/* EC and inline data: not yet */
+		return -EOPNOTSUPP;	/* inline data: not yet */
 	err = aifs_inode_update(inode, &rep->attr);
 	if (err)
 		return err;

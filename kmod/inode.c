@@ -439,7 +439,8 @@ static int aifs_setattr_call(struct user_namespace *mnt_userns,
 		 * then count as committed by the SETATTR, which sets the size.
 		 */
 		err = aifs_punch_wait(inode) ?:
-		      filemap_write_and_wait(inode->i_mapping);
+		      filemap_write_and_wait(inode->i_mapping) ?:
+		      aifs_ec_cut_tail(inode, iattr->ia_size);
 		if (err)
 			return err;
 		written = test_and_clear_bit(AIFS_I_WRITTEN,

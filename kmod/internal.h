@@ -418,9 +418,14 @@ extern const struct address_space_operations aifs_aops;
 
 int aifs_layout_get(struct inode *inode, struct aifs_layout *layout);
 int aifs_layout_refresh(struct inode *inode);
+int aifs_layout_fetch(struct inode *inode, struct aifs_layout *layout);
+void aifs_layout_take(struct inode *inode, const struct aifs_layout *layout);
 const __le32 *aifs_layout_group(const struct aifs_layout *l, u32 index,
 				u32 *width);
 u32 aifs_io_piece(const struct aifs_layout *l, loff_t pos, size_t left);
+u32 aifs_layout_unit(const struct aifs_layout *l);
+void aifs_ec_group_fill(struct aifs_ec_group *g, const struct aifs_layout *l,
+			const __le32 *group, u32 ahead);
 
 /**
  * struct aifs_io_rounds - how the rounds of an I/O over a chunk's group went
@@ -480,6 +485,7 @@ int aifs_writepages(struct address_space *mapping,
 int aifs_launder_folio(struct folio *folio);
 void aifs_folio_set_range(struct folio *folio, size_t start, size_t end);
 int aifs_punch_wait(struct inode *inode);
+int aifs_ec_cut_tail(struct inode *inode, loff_t size);
 int aifs_punch_range(struct inode *inode, const struct aifs_layout *layout,
 		     loff_t pos, loff_t len);
 int aifs_write_direct(struct inode *inode, struct aifs_dio *dio);

@@ -162,76 +162,134 @@ static void aifs_write_iter(struct aifs_write_req *wreq, struct iov_iter *iter,
 				len);
 }
 
+/* Where @pos falls in its unit (aifs_layout_unit()): its offset there. */
+static u32 aifs_unit_offset(const struct aifs_layout *l, loff_t pos, u32 *index)
+{
+	u32 off;
+
+	*index = div_u64_rem(pos, aifs_layout_unit(l), &off);
+	return off;
+}
+
 /*
- * CHUNK_WRITE of @wreq to @conn, as member @first of the chunk's @group
- * of @width: the other members are the replicas. The data goes after
- * the fixed part, or the server RDMA-READs it when the connection can
- * lend it the pages. Zeros of a punch send no data; a primary without the
- * chunk answers them with version 0.
+ * The request of @wreq into @wire, as member @first of the @width of
+ * @group: CHUNK_WRITE of chunk @index to its primary, the other members
+ * as the replicas; or EC_WRITE of stripe @index to its leader. @req and
+ * @ecr are filled for it; its rdma segment is in @seg.
+ * Return: its opcode.
  */
-static int aifs_chunk_write(struct aifs_write_req *wreq, struct aifs_conn *conn,
-			    u32 index, const __le32 *group, u32 width,
-			    u32 first)
+static u16 aifs_write_req_fill(struct aifs_write_req *wreq, u32 index,
+			       const __le32 *group, u32 width, u32 first,
+			       struct aifs_chunk_write_req *req,
+			       struct aifs_ec_write_req *ecr,
+			       struct aifs_rdma_seg **seg)
 {
 	const struct aifs_layout *l = &wreq->layout;
-	u32 chunk = le32_to_cpu(l->chunk_size);
 	bool zero = wreq->punch;
-	u32 data_len = zero ? 0 : wreq->len;
-	struct aifs_chunk_write_req req = {
-		.id.ino = cpu_to_le64(wreq->inode->i_ino),
-		.id.index = cpu_to_le32(index),
-		.offset = cpu_to_le32(wreq->pos & (chunk - 1)),
-		.flags = cpu_to_le32(AIFS_IO_SYNC | (zero ? AIFS_IO_ZERO : 0)),
+	struct aifs_chunk_id id = {
+		.ino = cpu_to_le64(wreq->inode->i_ino),
+		.index = cpu_to_le32(index),
+	};
+	__le32 flags = cpu_to_le32(AIFS_IO_SYNC | (zero ? AIFS_IO_ZERO : 0));
+	u32 r, off = aifs_unit_offset(l, wreq->pos, &r);
+
+	memcpy(id.fs_uuid, wreq->fsi->session.fs_uuid, 16);
+	if (l->type == AIFS_LAYOUT_EC) {
+		*ecr = (struct aifs_ec_write_req){
+			.id = id,
+			.offset = cpu_to_le32(off),
+			.flags = flags,
+			.layout_gen = l->generation,
+			.rdma.len = cpu_to_le32(zero ? wreq->len : 0),
+		};
+		aifs_ec_group_fill(&ecr->group, l, group, first);
+		*seg = &ecr->rdma;
+		return AIFS_OP_EC_WRITE;
+	}
+	*req = (struct aifs_chunk_write_req){
+		.id = id,
+		.offset = cpu_to_le32(off),
+		.flags = flags,
 		.chunk_size = l->chunk_size,
 		.nr_replicas = cpu_to_le16(width - 1),
 		.ahead = cpu_to_le16(first),
 		.layout_gen = l->generation,
 		.rdma.len = cpu_to_le32(zero ? wreq->len : 0),
 	};
+	for (r = 0; r < width; r++)
+		if (r != first)
+			req->replicas[r - (r > first)] = group[r];
+	*seg = &req->rdma;
+	return AIFS_OP_CHUNK_WRITE;
+}
+
+/*
+ * The write of @wreq to @conn (aifs_write_req_fill()). The data goes
+ * after the fixed part, or the server RDMA-READs it when the connection
+ * can lend it the pages. Zeros of a punch send no data; a primary
+ * without the chunk answers them with version 0.
+ */
+static int aifs_chunk_write(struct aifs_write_req *wreq, struct aifs_conn *conn,
+			    u32 index, const __le32 *group, u32 width,
+			    u32 first)
+{
+	bool zero = wreq->punch;
+	u32 data_len = zero ? 0 : wreq->len;
+	struct aifs_chunk_write_req req;
+	struct aifs_ec_write_req ecr;
 	/* the data is sent from the page cache, after the fixed part */
 	struct aifs_span parts[AIFS_MSG_MAX_PARTS] = {
 		{ .data = NULL, .len = data_len },
 	};
-	u8 wire[AIFS_CHUNK_WRITE_REQ_SIZE];
+	u8 wire[AIFS_EC_WRITE_REQ_SIZE];
 	u8 buf[AIFS_CHUNK_REP_SIZE];
 	struct aifs_xprt_reg *reg = NULL;
+	struct aifs_rdma_seg *seg;
 	struct aifs_chunk_rep rep;
 	struct iov_iter data;
-	u32 r;
+	u32 wire_len;
 	int ret;
+	u16 op;
 
 	ret = aifs_fail_errno(AIFS_FAIL_WRITE_ERROR);
 	if (ret)
 		return ret;
-	memcpy(req.id.fs_uuid, wreq->fsi->session.fs_uuid, 16);
-	for (r = 0; r < width; r++)
-		if (r != first)
-			req.replicas[r - (r > first)] = group[r];
+	op = aifs_write_req_fill(wreq, index, group, width, first, &req, &ecr,
+				 &seg);
 	aifs_write_iter(wreq, &data, data_len);
 	if (data_len)
-		reg = aifs_conn_lend(conn, &data, &req.rdma);
+		reg = aifs_conn_lend(conn, &data, seg);
 	if (reg) {
-		req.flags |= cpu_to_le32(AIFS_IO_RDMA);
+		if (op == AIFS_OP_EC_WRITE)
+			ecr.flags |= cpu_to_le32(AIFS_IO_RDMA);
+		else
+			req.flags |= cpu_to_le32(AIFS_IO_RDMA);
 		data_len = 0;
 		parts[0].len = 0;
 	}
-	ret = aifs_msg_encode(AIFS_OP_CHUNK_WRITE, false, wire, sizeof(wire),
-			      &req, sizeof(req), parts);
+	if (op == AIFS_OP_EC_WRITE) {
+		wire_len = AIFS_EC_WRITE_REQ_SIZE;
+		ret = aifs_msg_encode(op, false, wire, wire_len, &ecr,
+				      sizeof(ecr), parts);
+	} else {
+		wire_len = AIFS_CHUNK_WRITE_REQ_SIZE;
+		ret = aifs_msg_encode(op, false, wire, wire_len, &req,
+				      sizeof(req), parts);
+	}
 	if (ret >= 0)
-		ret = aifs_conn_call_write(conn, AIFS_OP_CHUNK_WRITE, wire,
-					   sizeof(wire),
+		ret = aifs_conn_call_write(conn, op, wire, wire_len,
 					   data_len ? &data : NULL, buf,
 					   sizeof(buf),
 					   aifs_timeo_jiffies(&wreq->fsi->opts));
 	aifs_conn_take_back(conn, reg);
-	aifs_stats_call(wreq->fsi, AIFS_PEER_DS, AIFS_OP_CHUNK_WRITE,
-			sizeof(wire) + data_len, ret);
+	aifs_stats_call(wreq->fsi, AIFS_PEER_DS, op, wire_len + data_len, ret);
 	if (ret < 0)
 		return ret;
-	if (aifs_msg_decode(AIFS_OP_CHUNK_WRITE, true, buf, ret, &rep,
-			    sizeof(rep), NULL) ||
-	    le32_to_cpu(rep.length) != wreq->len || (!zero && !rep.version)) {
-		pr_warn_ratelimited("malformed CHUNK_WRITE reply for %lu:%u\n",
+	/* an EC stripe's version is its parity's: none when all were out */
+	if (aifs_msg_decode(op, true, buf, ret, &rep, sizeof(rep), NULL) ||
+	    le32_to_cpu(rep.length) != wreq->len ||
+	    (!zero && !rep.version && op != AIFS_OP_EC_WRITE)) {
+		pr_warn_ratelimited("malformed write reply for %lu:%u\n",
 				    wreq->inode->i_ino, index);
 		return -EPROTO;
 	}
@@ -266,9 +324,11 @@ static int aifs_write_round(struct aifs_write_req *wreq,
 			    struct aifs_io_rounds *rounds)
 {
 	const struct aifs_layout *l = &wreq->layout;
-	u32 index = div_u64(wreq->pos, le32_to_cpu(l->chunk_size));
-	u32 width, first;
-	const __le32 *group = aifs_layout_group(l, index, &width);
+	u32 width, first, index;
+	const __le32 *group;
+
+	aifs_unit_offset(l, wreq->pos, &index);
+	group = aifs_layout_group(l, index, &width);
 	struct aifs_conn *conn;
 	int err = -EIO;
 
@@ -488,14 +548,24 @@ static struct aifs_write_req *aifs_write_new(struct inode *inode,
 	return wreq;
 }
 
-/* Whether the folio at @pos continues the run in its chunk. */
+/* Whether the folio at @pos continues the run in its chunk (EC: stripe). */
 static bool aifs_wb_continues(const struct aifs_wb *wb, loff_t pos)
 {
 	const struct aifs_write_req *wreq = wb->wreq;
-	u32 chunk = le32_to_cpu(wb->layout.chunk_size);
+	u32 index;
 
-	return pos == wreq->pos + wreq->span && (pos & (chunk - 1)) &&
+	return pos == wreq->pos + wreq->span &&
+	       aifs_unit_offset(&wb->layout, pos, &index) &&
 	       wreq->span < AIFS_DATA_MAX_IO;
+}
+
+/* The bytes of one write request at @pos, @left to write from there. */
+static u32 aifs_write_piece(const struct aifs_layout *l, loff_t pos,
+			    size_t left)
+{
+	u32 index, room = aifs_layout_unit(l) - aifs_unit_offset(l, pos, &index);
+
+	return min3((size_t)room, left, (size_t)AIFS_DATA_MAX_IO);
 }
 
 /*
@@ -595,7 +665,8 @@ int aifs_write_direct(struct inode *inode, struct aifs_dio *dio)
 	if (err)
 		return err;
 	for (start = 0; start < dio->len; start += n) {
-		n = aifs_io_piece(&layout, dio->pos + start, dio->len - start);
+		n = aifs_write_piece(&layout, dio->pos + start,
+				     dio->len - start);
 		wreq = aifs_write_new(inode, &layout, dio->pos + start);
 		if (!wreq) {
 			aifs_dio_fail(dio, start, -ENOMEM);
@@ -667,7 +738,23 @@ int aifs_punch_wait(struct inode *inode)
 	return wait_var_event_killable(punches, !atomic_read(punches));
 }
 
-/* Queue one CHUNK_WRITE of zeros for [@pos, @pos + @len), in one chunk. */
+/*
+ * The zeros of one request at @pos, @left to zero from there: the rest of
+ * a chunk, which moves no data; of an EC stripe, as much as a write, for
+ * its leader encodes them as data.
+ */
+static u32 aifs_punch_len(const struct aifs_layout *l, loff_t pos,
+			  loff_t left)
+{
+	u32 index, room;
+
+	if (l->type == AIFS_LAYOUT_EC)
+		return aifs_write_piece(l, pos, left);
+	room = aifs_layout_unit(l) - aifs_unit_offset(l, pos, &index);
+	return min_t(loff_t, room, left);
+}
+
+/* Queue one write of zeros for [@pos, @pos + @len), in one chunk. */
 static int aifs_punch_piece(struct aifs_punch *punch,
 			    const struct aifs_layout *layout, loff_t pos,
 			    u32 len)
@@ -703,7 +790,6 @@ static int aifs_punch_piece(struct aifs_punch *punch,
 int aifs_punch_range(struct inode *inode, const struct aifs_layout *layout,
 		     loff_t pos, loff_t len)
 {
-	u32 chunk = le32_to_cpu(layout->chunk_size);
 	loff_t end = pos + len, next;
 	struct aifs_punch *punch;
 	int err = 0;
@@ -719,7 +805,7 @@ int aifs_punch_range(struct inode *inode, const struct aifs_layout *layout,
 	punch->len = len;
 	atomic_inc(&AIFS_I(inode)->punches);
 	for (; pos < end && !err; pos = next) {
-		next = min(end, round_down(pos, (loff_t)chunk) + chunk);
+		next = pos + aifs_punch_len(layout, pos, end - pos);
 		err = aifs_punch_piece(punch, layout, pos, next - pos);
 	}
 	aifs_punch_piece_end(punch);
@@ -731,6 +817,38 @@ int aifs_punch_range(struct inode *inode, const struct aifs_layout *layout,
 		err = READ_ONCE(punch->err);
 	aifs_punch_put(punch);
 	return err;
+}
+
+/**
+ * aifs_ec_cut_tail - zero what an EC file keeps past a new, smaller size
+ * @inode: the file, i_rwsem held, its dirty data written back
+ * @size: the size it is cut to
+ *
+ * The MDS deletes the stripes wholly past the size but cannot cut the
+ * fragments of the one the size ends in: the parity covers them. Their
+ * bytes past the size are zeroed here through the stripe's leader, so
+ * that the file reads zeros there if it grows again.
+ *
+ * Return: 0 (nothing to do for a replicated file) or as aifs_punch_range().
+ */
+int aifs_ec_cut_tail(struct inode *inode, loff_t size)
+{
+	struct aifs_inode_info *ai = AIFS_I(inode);
+	struct aifs_layout layout;
+	loff_t end, known;
+	u32 index, off;
+
+	if (aifs_layout_get(inode, &layout) || layout.type != AIFS_LAYOUT_EC)
+		return 0;
+	off = aifs_unit_offset(&layout, size, &index);
+	if (!off)
+		return 0;
+	spin_lock(&inode->i_lock);
+	known = max_t(loff_t, i_size_read(inode), ai->mds_size);
+	spin_unlock(&inode->i_lock);
+	end = min_t(loff_t, known, size - off + aifs_layout_unit(&layout));
+	return end > size ? aifs_punch_range(inode, &layout, size, end - size) :
+			    0;
 }
 
 /*

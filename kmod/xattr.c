@@ -2,7 +2,10 @@
 /*
  * aifs - extended attributes, kept by the MDS: the user., trusted. and
  * security. namespaces, and the system.posix_acl_* ones through the
- * kernel's handlers and acl.c.
+ * kernel's handlers and acl.c. One more is no stored attribute: aifs.layout
+ * is the file's or directory's layout (LAYOUT_GET and LAYOUT_SET), a
+ * struct aifs_layout as the wire has it, which `aifs getlayout` and
+ * `aifs setlayout` read and write (Documentation/erasure-coding.md).
  *
  * Values and lists come back in the reply, checked by the codec (size and
  * length agree, at most AIFS_XATTR_SIZE_MAX); a list is also checked to be
@@ -192,6 +195,59 @@ ssize_t aifs_listxattr(struct dentry *dentry, char *list, size_t size)
 	return ret;
 }
 
+static int aifs_layout_xattr_get(const struct xattr_handler *handler,
+				 struct dentry *unused, struct inode *inode,
+				 const char *suffix, void *value, size_t size)
+{
+	struct aifs_layout layout;
+	int err;
+
+	if (!size)
+		return sizeof(layout);
+	if (size < sizeof(layout))
+		return -ERANGE;
+	err = aifs_layout_fetch(inode, &layout);
+	if (err)
+		return err;
+	memcpy(value, &layout, sizeof(layout));
+	return sizeof(layout);
+}
+
+/*
+ * A new layout of a directory (for what is created in it) or of an empty
+ * file, checked by the MDS; the file's open layout follows it.
+ */
+static int aifs_layout_xattr_set(const struct xattr_handler *handler,
+				 struct user_namespace *mnt_userns,
+				 struct dentry *unused, struct inode *inode,
+				 const char *suffix, const void *value,
+				 size_t size, int flags)
+{
+	struct aifs_layout_set_req req = { .ino = cpu_to_le64(inode->i_ino) };
+	struct aifs_layout_rep rep;
+	struct aifs_mds_msg m = {
+		.op = AIFS_OP_LAYOUT_SET,
+		.req = &req, .req_size = sizeof(req),
+		.rep = &rep, .rep_size = sizeof(rep),
+	};
+	int err;
+
+	if (!value || size != sizeof(req.layout))
+		return -EINVAL;
+	memcpy(&req.layout, value, size);
+	/* a caller's mistake, said before the encoder would log it */
+	err = aifs_layout_check(&req.layout) ?: aifs_mds_call(inode->i_sb, &m);
+	if (!err)
+		aifs_layout_take(inode, &rep.layout);
+	return err;
+}
+
+static const struct xattr_handler aifs_layout_xattr_handler = {
+	.name	= AIFS_LAYOUT_XATTR,
+	.get	= aifs_layout_xattr_get,
+	.set	= aifs_layout_xattr_set,
+};
+
 static const struct xattr_handler aifs_user_xattr_handler = {
 	.prefix	= XATTR_USER_PREFIX,
 	.get	= aifs_xattr_get,
@@ -216,5 +272,6 @@ const struct xattr_handler *aifs_xattr_handlers[] = {
 	&aifs_user_xattr_handler,
 	&aifs_trusted_xattr_handler,
 	&aifs_security_xattr_handler,
+	&aifs_layout_xattr_handler,
 	NULL,
 };

@@ -233,15 +233,15 @@ start_mds()
 }
 
 # start_cluster MDSPORT [key=value...]: a formatted aifs-mds on MDSPORT
-# (files striped over 3 groups of one copy) and three aifs-ds on
-# MDSPORT+1..3 registered with it (data under /tmp),
-# up once the cluster map has all three UP. The key=value settings go to
+# (files striped over 3 groups of one copy) and AIFS_DS_COUNT (3) aifs-ds
+# on MDSPORT+1.. registered with it (data under /tmp),
+# up once the cluster map has them all UP. The key=value settings go to
 # the data servers (log_level=debug ...); AIFS_REBUILD_DELAY_S sets the
 # MDS's rebuild_delay_s. Sets AIFS_FS_UUID, MDS_DIR and
-# DS_DIRS/DS_PIDS (index 1..3); put_file puts a file in.
+# DS_DIRS/DS_PIDS (index 1..); put_file puts a file in.
 start_cluster()
 {
-	local port=$1 i up
+	local port=$1 i up n=${AIFS_DS_COUNT:-3}
 	command -v aifs-ds >/dev/null || skip "aifs-ds not built (make user)"
 	# three seconds of silence are offline (a data server serves for 9/10
 	# of that after a heartbeat: a guest loaded by others must not lose
@@ -255,7 +255,7 @@ start_cluster()
 		"$MDS_DIR/format.log")
 	[ -n "$AIFS_FS_UUID" ] || fail "no file system uuid in the MDS's log"
 	DS_DIRS=() DS_PIDS=()
-	for i in 1 2 3; do
+	for i in $(seq "$n"); do
 		DS_DIRS[i]=$(server_dir $((port + i)) data_dir="" \
 			fs_uuid="$AIFS_FS_UUID" mds=$AIFS_ADDR:$port "${@:2}")
 		sed -i "s|^data_dir = .*|data_dir = ${DS_DIRS[i]}/data|" \
@@ -266,10 +266,10 @@ start_cluster()
 	for i in $(seq 150); do
 		up=$(aifs-put -s "$MDS_DIR/secret" -m "$AIFS_ADDR:$port" -M) ||
 			up=0
-		[ "$up" = 3 ] && return 0
+		[ "$up" = "$n" ] && return 0
 		sleep 0.1
 	done
-	fail "the data servers did not come up ($up of 3 UP)"
+	fail "the data servers did not come up ($up of $n UP)"
 }
 
 # mount_cluster DIR [OPTION...]: load the module, start a cluster on port
@@ -302,6 +302,18 @@ ds_in_use()
 				print $1 }'
 	} | awk -v p="$port" '$1 > p && $1 <= p + 3 { print $1 - p }' |
 		sort -u
+}
+
+# ds_index ID: the index in DS_PIDS/DS_DIRS of the data server the MDS
+# registered as ID (the order of registration is not that of the start).
+ds_index()
+{
+	local i
+	for i in "${!DS_DIRS[@]}"; do
+		grep -q "registered with the MDS as ds $1 " "${DS_DIRS[i]}/log" &&
+			{ echo "$i"; return 0; }
+	done
+	fail "no data server registered as $1"
 }
 
 # cluster_fsck [--repair]: aifs fsck of the cluster of start_cluster; its

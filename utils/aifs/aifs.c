@@ -12,14 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "aifs/libaifs.h"
+#include "cli.h"
 
-struct aifs_cli {
-	const char *secret_path;
-	struct aifs_secret secret;
-};
-
-static void usage(FILE *out)
+void cli_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: aifs [-s SECRET_FILE] COMMAND ARGS...\n"
@@ -38,6 +33,12 @@ static void usage(FILE *out)
 		"                        servers (repair what is found); exit 0\n"
 		"                        clean, 1 all repaired, 4 problems left,\n"
 		"                        8 the check could not be done whole\n"
+		"  getlayout PATH        the layout of a file or directory on a\n"
+		"                        mounted aifs\n"
+		"  setlayout PATH SETTING...\n"
+		"                        change it (a directory: for what is made in\n"
+		"                        it; a file: while it is empty): ec=K+M,\n"
+		"                        replicas=N, chunk=SIZE (e.g. 256K), stripes=N\n"
 		"\n"
 		"  -s SECRET_FILE        the cluster secret (default %s)\n",
 		AIFS_SECRET_PATH);
@@ -106,7 +107,7 @@ static int cmd_fail(struct aifs_cli *cli, int argc, char **argv)
 	int err;
 
 	if (argc != 3) {
-		usage(stderr);
+		cli_usage(stderr);
 		return 2;
 	}
 	err = cli_call(cli, argv[1], AIFS_OP_FAIL_SET, argv[2],
@@ -153,7 +154,7 @@ static int cmd_scrub(struct aifs_cli *cli, int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[2], "start"))
 		req.flags = cpu_to_le32(AIFS_SCRUB_START);
 	else if (argc != 2) {
-		usage(stderr);
+		cli_usage(stderr);
 		return 2;
 	}
 	err = cli_call(cli, argv[1], AIFS_OP_DS_SCRUB, &req, sizeof(req),
@@ -262,7 +263,7 @@ static int cmd_fsck(struct aifs_cli *cli, int argc, char **argv)
 	else if (argc == 3 && !strcmp(argv[2], "--status"))
 		flags = 0;
 	else if (argc != 2) {
-		usage(stderr);
+		cli_usage(stderr);
 		return 16;
 	}
 	text = malloc(AIFS_FSCK_TEXT_MAX + 1);
@@ -327,7 +328,7 @@ static int cmd_recovery(struct aifs_cli *cli, int argc, char **argv)
 	int err;
 
 	if (argc != 2) {
-		usage(stderr);
+		cli_usage(stderr);
 		return 2;
 	}
 	err = cli_call(cli, argv[1], AIFS_OP_RECOVERY_GET, NULL, 0, &reply);
@@ -359,6 +360,8 @@ static const struct {
 	{ "scrub", cmd_scrub },
 	{ "fsck", cmd_fsck },
 	{ "recovery", cmd_recovery },
+	{ "getlayout", cmd_getlayout },
+	{ "setlayout", cmd_setlayout },
 };
 
 int main(int argc, char **argv)
@@ -373,15 +376,15 @@ int main(int argc, char **argv)
 			cli.secret_path = optarg;
 			break;
 		case 'h':
-			usage(stdout);
+			cli_usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
+			cli_usage(stderr);
 			return 2;
 		}
 	}
 	if (optind >= argc) {
-		usage(stderr);
+		cli_usage(stderr);
 		return 2;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
@@ -389,6 +392,6 @@ int main(int argc, char **argv)
 			return commands[i].fn(&cli, argc - optind,
 					      argv + optind);
 	fprintf(stderr, "aifs: no command '%s'\n", argv[optind]);
-	usage(stderr);
+	cli_usage(stderr);
 	return 2;
 }

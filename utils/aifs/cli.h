@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/* The aifs command's parts: one file per group of subcommands. */
+#ifndef AIFS_CLI_H
+#define AIFS_CLI_H
+
+#include <stdio.h>
+
+#include "aifs/libaifs.h"
+
+struct aifs_cli {
+	const char *secret_path;
+	struct aifs_secret secret;
+};
+
+void cli_usage(FILE *out);
+
+/* layout.c */
+int cmd_getlayout(struct aifs_cli *cli, int argc, char **argv);
+int cmd_setlayout(struct aifs_cli *cli, int argc, char **argv);
+
+#endif /* AIFS_CLI_H */
