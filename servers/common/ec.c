@@ -29,12 +29,16 @@ static pthread_mutex_t ec_codes_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t ec_field_once = PTHREAD_ONCE_INIT;
 
 /*
- * Jerasure sets up its field on first use without a lock: do it once,
- * before any two threads can race to it.
+ * Jerasure sets up its fields on first use without a lock, and a thread
+ * can find one allocated but not yet set up by another (a crash seen in a
+ * data server encoding several stripes at once): set them up once, before
+ * any two threads can race to them. Its region XOR (a coefficient of 1)
+ * works in GF(2^32).
  */
 static void ec_field_init(void)
 {
 	galois_init_default_field(EC_W);
+	galois_init_default_field(32);
 }
 
 /**

@@ -231,6 +231,7 @@ int ds_layout_gen_check(struct ds *ds, u64 ino, u32 layout_gen);
 int ds_ec_register(struct aifs_server *srv);
 int ds_ec_sync(struct ds *ds, const struct aifs_chunk_sync_req *r,
 	       struct aifs_chunk_sync_rep *rep);
+int ds_ec_peers(struct ds *ds, const struct aifs_layout *l, u32 *out);
 
 /* replicate.c: peers and forwarding */
 int ds_peers_init(struct ds *ds);
@@ -238,6 +239,7 @@ void ds_peers_exit(struct ds *ds);
 int ds_peer_set(struct ds *ds, u32 id, const char *host, const char *port,
 		u32 state);
 bool ds_peer_out(struct ds *ds, u32 id);
+bool ds_peer_leads_nothing(struct ds *ds, u32 id);
 int ds_peer_call(struct ds *ds, u32 id, u16 opcode, const struct iovec *iov,
 		 int iovcnt, struct aifs_reply *reply);
 int ds_peer_ask(struct ds *ds, u32 id, u16 opcode, const void *req,
@@ -264,6 +266,7 @@ int ds_catchup_init(struct ds *ds);
 int ds_catchup_start(struct ds *ds);
 void ds_catchup_stop(struct ds *ds);
 bool ds_serves_inode(struct ds *ds, u64 ino);
+int ds_sync_done(struct ds *ds, u64 ino, u32 fence);
 int ds_sync_register(struct aifs_server *srv);
 
 /* scrub.c */

@@ -789,6 +789,36 @@ static int ds_ec_member_at(const struct aifs_layout *l, u32 g, u32 self)
 	return -1;
 }
 
+/**
+ * ds_ec_peers - the other members of this server's groups in an EC layout
+ * @ds: this server
+ * @l: the layout
+ * @out: room for AIFS_LAYOUT_MAX_TARGETS ids, or NULL to only ask
+ *
+ * Return: how many, each once; -ENOENT when no group holds this server.
+ */
+int ds_ec_peers(struct ds *ds, const struct aifs_layout *l, u32 *out)
+{
+	u32 width = l->ec_k + l->ec_m, self = ds_self_id(ds), g, f, id;
+	u32 sc = le16_to_cpu(l->stripe_count);
+	bool member = false;
+	int n = 0, i;
+
+	for (g = 0; g < sc && (g + 1) * width <= AIFS_LAYOUT_MAX_TARGETS; g++) {
+		if (ds_ec_member_at(l, g, self) < 0)
+			continue;
+		member = true;
+		for (f = 0; out && f < width; f++) {
+			id = le32_to_cpu(l->targets[g * width + f]);
+			for (i = 0; i < n && out[i] != id; i++)
+				;
+			if (id != self && i == n)
+				out[n++] = id;
+		}
+	}
+	return member ? n : -ENOENT;
+}
+
 /* Add @stripe to the sorted set @set of at most DS_EC_SYNC_STRIPES. */
 static void ds_ec_stripe_add(u32 *set, u32 *n, u32 stripe)
 {
@@ -810,7 +840,7 @@ static void ds_ec_stripe_add(u32 *set, u32 *n, u32 stripe)
  * groups this server is in, into @set.  -errno when it cannot tell.
  */
 static int ds_ec_peer_stripes(struct ds *ds, const struct aifs_chunk_sync_req *r,
-			      u32 peer, u32 *set, u32 *n)
+			      u32 peer, u32 *set, u32 *n, u32 *fence)
 {
 	const struct aifs_layout *l = &r->layout;
 	struct aifs_chunk_list_req req = {
@@ -830,6 +860,8 @@ static int ds_ec_peer_stripes(struct ds *ds, const struct aifs_chunk_sync_req *r
 		err = aifs_decode_chunk_list_rep(reply.payload, reply.len, &rep,
 						 parts);
 	count = err ? 0 : le32_to_cpu(rep.count);
+	if (!err && le32_to_cpu(rep.fence) < *fence)
+		*fence = le32_to_cpu(rep.fence);
 	for (i = 0; i < count; i++) {
 		memcpy(&e, (const u8 *)parts[0].data + i * AIFS_CHUNK_ENTRY_SIZE,
 		       sizeof(e));
@@ -844,11 +876,12 @@ static int ds_ec_peer_stripes(struct ds *ds, const struct aifs_chunk_sync_req *r
 
 /*
  * The stripes to rebuild in this call: what the other members of this
- * server's groups hold, the first DS_EC_SYNC_STRIPES of them.  -EAGAIN
- * when no member could say.
+ * server's groups hold, the first DS_EC_SYNC_STRIPES of them, and the
+ * least of their last truncations (@fence).  -EAGAIN when no member
+ * could say.
  */
 static int ds_ec_sync_stripes(struct ds *ds, const struct aifs_chunk_sync_req *r,
-			      u32 *set, u32 *n)
+			      u32 *set, u32 *n, u32 *fence)
 {
 	const struct aifs_layout *l = &r->layout;
 	u32 width = l->ec_k + l->ec_m, self = ds_self_id(ds), g, f, peer;
@@ -863,7 +896,7 @@ static int ds_ec_sync_stripes(struct ds *ds, const struct aifs_chunk_sync_req *r
 		for (f = 0; f < width; f++) {
 			peer = le32_to_cpu(l->targets[g * width + f]);
 			if (peer != self && !ds_peer_out(ds, peer) &&
-			    !ds_ec_peer_stripes(ds, r, peer, set, n))
+			    !ds_ec_peer_stripes(ds, r, peer, set, n, fence))
 				answered = true;
 		}
 	}
@@ -971,11 +1004,11 @@ int ds_ec_sync(struct ds *ds, const struct aifs_chunk_sync_req *r,
 {
 	const struct aifs_layout *l = &r->layout;
 	u32 set[DS_EC_SYNC_STRIPES], n, i, g, self = ds_self_id(ds);
-	u32 sc = le16_to_cpu(l->stripe_count);
+	u32 sc = le16_to_cpu(l->stripe_count), fence = UINT32_MAX;
 	u8 *buf;
 	int err;
 
-	err = ds_ec_sync_stripes(ds, r, set, &n);
+	err = ds_ec_sync_stripes(ds, r, set, &n, &fence);
 	if (err)
 		return err;
 	buf = malloc(le32_to_cpu(l->chunk_size) < DS_EC_SLICE ?
@@ -993,9 +1026,12 @@ int ds_ec_sync(struct ds *ds, const struct aifs_chunk_sync_req *r,
 	free(buf);
 	if (err)
 		return err == -EIO ? -EAGAIN : err;
-	rep->next = cpu_to_le32(n < DS_EC_SYNC_STRIPES ? AIFS_CHUNK_SYNC_DONE :
-				set[n - 1] + 1);
-	return 0;
+	if (n == DS_EC_SYNC_STRIPES) {
+		rep->next = cpu_to_le32(set[n - 1] + 1);
+		return 0;
+	}
+	rep->next = cpu_to_le32(AIFS_CHUNK_SYNC_DONE);
+	return ds_sync_done(ds, le64_to_cpu(r->id.ino), fence);
 }
 
 /* FRAG_WRITE: a leader's write of a fragment held here. */

@@ -380,9 +380,9 @@ static int ds_check_layout(const struct ds_chunk *c,
 /*
  * A client that failed over to us from the first @ahead members of the
  * group @ids: we are the chunk's (or stripe's) primary only once the MDS
- * counts them out, or two primaries would number writes alike.  Until
- * then -EBUSY, answered ESTALE (the client goes round again), and a fresh
- * map; not ESTALE here, which would keep a chunk this write created.
+ * counts them out or SYNCING, or two primaries would number writes alike.
+ * Until then -EBUSY, answered ESTALE (the client goes round again), and a
+ * fresh map; not ESTALE here, which would keep a chunk this write created.
  */
 int ds_ahead_out(struct ds *ds, const __le32 *ids, u32 ahead)
 {
@@ -391,7 +391,7 @@ int ds_ahead_out(struct ds *ds, const __le32 *ids, u32 ahead)
 	if (!ds_mds_out_wait_ms(ds))
 		return 0;	/* no MDS: a static cluster's old rules */
 	for (i = 0; i < ahead; i++) {
-		if (!ds_peer_out(ds, le32_to_cpu(ids[i]))) {
+		if (!ds_peer_leads_nothing(ds, le32_to_cpu(ids[i]))) {
 			ds_mds_refresh(ds);
 			return -EBUSY;
 		}

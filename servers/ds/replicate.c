@@ -329,19 +329,43 @@ struct ds_fwd {
 	int err;	/* 0 if it has the write or is skipped, else -EAGAIN */
 };
 
-/* Whether the MDS counts peer @id out (OFFLINE, RETIRED): it serves nothing. */
-bool ds_peer_out(struct ds *ds, u32 id)
+/* Whether peer @id is in the map in one of the @n states of @states. */
+static bool ds_peer_in(struct ds *ds, u32 id, const u32 *states, int n)
 {
 	struct ds_peers *p = ds->peers;
 	struct ds_peer *peer;
-	bool out;
+	bool in = false;
+	int i;
 
 	pthread_mutex_lock(&p->lock);
 	peer = ds_peer_find(p, id);
-	out = peer && (peer->state == AIFS_DS_OFFLINE ||
-		       peer->state == AIFS_DS_RETIRED);
+	for (i = 0; peer && i < n; i++)
+		in |= peer->state == states[i];
 	pthread_mutex_unlock(&p->lock);
-	return out;
+	return in;
+}
+
+/* Whether the MDS counts peer @id out (OFFLINE, RETIRED): it serves nothing. */
+bool ds_peer_out(struct ds *ds, u32 id)
+{
+	static const u32 out[] = { AIFS_DS_OFFLINE, AIFS_DS_RETIRED };
+
+	return ds_peer_in(ds, id, out, ARRAY_SIZE(out));
+}
+
+/*
+ * Whether peer @id can lead no write now: out, or SYNCING (it serves
+ * nothing until it caught up, and it got there through OFFLINE, when its
+ * lease ended: no write of its own is in flight).  It still takes
+ * forwards.
+ */
+bool ds_peer_leads_nothing(struct ds *ds, u32 id)
+{
+	static const u32 idle[] = {
+		AIFS_DS_OFFLINE, AIFS_DS_RETIRED, AIFS_DS_SYNCING,
+	};
+
+	return ds_peer_in(ds, id, idle, ARRAY_SIZE(idle));
 }
 
 #define DS_FWD_RETRY_MS		100

@@ -436,16 +436,30 @@ static int sync_item(struct sync_call *s, const struct sync_item *it)
 }
 
 /* Done with the inode: take the truncations the peers have done. */
-static int sync_take_fence(struct sync_call *s)
+static u32 sync_fence(const struct sync_call *s)
 {
 	u32 fence = UINT32_MAX, i;
 
 	for (i = 0; i < s->nr_groups; i++)
 		if (s->groups[i].nr_peers && s->groups[i].fence < fence)
 			fence = s->groups[i].fence;
-	if (fence == UINT32_MAX)
-		return 0;
-	return ds_inode_raise(s->ds, s->ino, fence, 0);
+	return fence;
+}
+
+/**
+ * ds_sync_done - an inode is in sync here
+ * @ds: this server
+ * @ino: the inode
+ * @fence: its peers' last truncation (the least of them), UINT32_MAX when
+ *         none said: their cuts are in what was copied or rebuilt
+ *
+ * Return: 0 once recorded and the inode's catch-up mark is gone.
+ */
+int ds_sync_done(struct ds *ds, u64 ino, u32 fence)
+{
+	int err = fence == UINT32_MAX ? 0 : ds_inode_raise(ds, ino, fence, 0);
+
+	return err ? err : ds_catchup_mark(ds, ino, NULL);
 }
 
 /* Lists, then up to @max items from @from: @s->rep. */
@@ -499,8 +513,7 @@ static int sync_range(struct sync_call *s)
 		s->rep.next = cpu_to_le32(bound + 1);
 		return 0;
 	}
-	err = sync_take_fence(s);
-	return err ? err : ds_catchup_mark(s->ds, s->ino, NULL);
+	return ds_sync_done(s->ds, s->ino, sync_fence(s));
 }
 
 static void sync_call_free(struct sync_call *s)
@@ -557,6 +570,15 @@ static int ds_sync_run(struct ds *ds, const struct aifs_chunk_sync_req *r,
 	return err;
 }
 
+/* A sync of this server's copies, or of its EC fragments (ec.c). */
+static int ds_sync_layout(struct ds *ds, const struct aifs_chunk_sync_req *r,
+			  struct aifs_chunk_sync_rep *rep)
+{
+	if (r->layout.type == AIFS_LAYOUT_EC)
+		return ds_ec_sync(ds, r, rep);
+	return ds_sync_run(ds, r, rep);
+}
+
 /* CHUNK_SYNC, from the MDS: this server's copies of an inode's chunks. */
 static int ds_sync_handler(struct aifs_request *req)
 {
@@ -577,8 +599,7 @@ static int ds_sync_handler(struct aifs_request *req)
 	if (!err && (le32_to_cpu(r.flags) & AIFS_CHUNK_SYNC_BEGIN))
 		err = ds_catchup_mark(ds, ino, &r.layout);
 	if (!err && !r.flags)
-		err = r.layout.type == AIFS_LAYOUT_EC ? ds_ec_sync(ds, &r, &rep) :
-			ds_sync_run(ds, &r, &rep);
+		err = ds_sync_layout(ds, &r, &rep);
 	else
 		rep.next = r.id.index;	/* a rebuild's step: nothing looked at */
 	/* a new member with no one to copy from is never the last copy */
@@ -624,6 +645,8 @@ static int ds_catchup_layout(struct ds *ds, u64 ino, u32 gen,
 		return err == -ESTALE ? -ENOENT : err;
 	if (le32_to_cpu(r->layout.generation) < gen)
 		return -EAGAIN;
+	if (r->layout.type == AIFS_LAYOUT_EC)
+		return ds_ec_peers(ds, &r->layout, NULL) < 0 ? -ENOENT : 0;
 	return sync_groups(&s) ? -ENOENT : 0;
 }
 
@@ -636,26 +659,28 @@ static int ds_catchup_layout(struct ds *ds, u64 ino, u32 gen,
 static int ds_catchup_fence(struct ds *ds, const struct aifs_chunk_sync_req *r)
 {
 	struct aifs_chunk_sync_req fence = *r;
-	struct iovec iov = { &fence, sizeof(fence) };
 	struct sync_call s = { .ds = ds, .req = r };
+	u32 peers[AIFS_LAYOUT_MAX_TARGETS];
 	struct aifs_reply reply;
 	unsigned int g, i;
-	u32 peer;
-	int err = sync_groups(&s);
+	int n = 0, err = 0;
 
+	if (r->layout.type == AIFS_LAYOUT_EC) {
+		n = ds_ec_peers(ds, &r->layout, peers);
+		err = n < 0 ? n : 0;
+	} else {
+		err = sync_groups(&s);
+		for (g = 0; !err && g < s.nr_groups; g++)
+			for (i = 0; i < s.groups[g].nr_peers; i++)
+				peers[n++] = s.groups[g].peers[i];
+	}
 	fence.flags = cpu_to_le32(AIFS_CHUNK_SYNC_FENCE);
-	for (g = 0; !err && g < s.nr_groups; g++) {
-		for (i = 0; !err && i < s.groups[g].nr_peers; i++) {
-			peer = s.groups[g].peers[i];
-			reply = (struct aifs_reply){ 0 };
-			err = ds_peer_call(ds, peer, AIFS_OP_CHUNK_SYNC, &iov, 1,
-					   &reply);
-			if (!err && reply.status)
-				err = -(int)reply.status;
-			aifs_reply_free(&reply);
-			if (err && ds_peer_out(ds, peer))
-				err = 0;
-		}
+	for (i = 0; !err && i < (unsigned int)n; i++) {
+		err = ds_peer_ask(ds, peers[i], AIFS_OP_CHUNK_SYNC, &fence,
+				  sizeof(fence), &reply);
+		aifs_reply_free(&reply);
+		if (err && ds_peer_out(ds, peers[i]))
+			err = 0;
 	}
 	return err;
 }
@@ -697,7 +722,7 @@ static void ds_catchup_inode(struct ds *ds, u64 ino, const char *path)
 		err = ds_catchup_fence(ds, &r);
 	while (!err) {
 		r.id.index = cpu_to_le32(from);
-		err = ds_sync_run(ds, &r, &rep);
+		err = ds_sync_layout(ds, &r, &rep);
 		next = le32_to_cpu(rep.next);
 		if (err || next == AIFS_CHUNK_SYNC_DONE || next <= from)
 			break;

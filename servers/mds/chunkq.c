@@ -194,18 +194,11 @@ static int drain_reach(struct mds_drainer *d, u32 id, bool urgent,
 	return 0;
 }
 
-static unsigned int job_width(const struct aifs_layout *layout)
-{
-	if (layout->type == AIFS_LAYOUT_EC)
-		return layout->ec_k + layout->ec_m;
-	return layout->replicas;
-}
-
 /* Whether target @t of the layout holds chunk @index (its group's). */
 static bool job_holds(const struct aifs_layout *layout, unsigned int t,
 		      u64 index)
 {
-	unsigned int width = job_width(layout);
+	unsigned int width = mds_layout_width(layout);
 
 	return width && t / width == index % le16_to_cpu(layout->stripe_count);
 }

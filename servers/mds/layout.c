@@ -19,7 +19,8 @@ void mds_layout_default(const struct mds_config *cfg,
 	layout->replicas = cfg->default_replicas;
 }
 
-static unsigned int layout_width(const struct aifs_layout *layout)
+/* The servers of one group of @layout: copies, or K + M fragments. */
+unsigned int mds_layout_width(const struct aifs_layout *layout)
 {
 	if (layout->type == AIFS_LAYOUT_EC)
 		return layout->ec_k + layout->ec_m;
@@ -30,7 +31,7 @@ static unsigned int layout_width(const struct aifs_layout *layout)
 static int layout_pick(struct mds_txn *t, struct aifs_layout *layout)
 {
 	unsigned int i, n = le16_to_cpu(layout->stripe_count) *
-			    layout_width(layout);
+			    mds_layout_width(layout);
 	u32 ids[AIFS_LAYOUT_MAX_TARGETS];
 	int err;
 

@@ -286,6 +286,7 @@ void mds_layout_default(const struct mds_config *cfg,
 			struct aifs_layout *layout);
 int mds_layout_assign(struct mds_txn *t, struct aifs_layout *layout);
 bool mds_ids_have(const u32 *ids, unsigned int n, u32 id);
+unsigned int mds_layout_width(const struct aifs_layout *layout);
 bool mds_layout_names(const struct aifs_layout *l, u32 id);
 int mds_handle_layout_get(struct aifs_request *req);
 int mds_handle_layout_set(struct aifs_request *req);

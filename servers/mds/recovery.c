@@ -14,7 +14,8 @@
  * again elsewhere, by the same walk.  Each file naming it gets, in each
  * group that held it, a new member picked as placement does (an UP
  * server, not of the file's layout if it can be, not of the group),
- * last in the group so that a member that serves stays primary:
+ * last in the group so that a member that serves stays primary (an EC
+ * group's in the lost one's place: it holds that fragment, decoded):
  *
  *   1. CHUNK_SYNC BEGIN to the new member, with the new layout: it marks
  *      the inode and serves none of it until it has caught up;
@@ -192,16 +193,19 @@ static void ids_add(u32 *ids, unsigned int *n, u32 id)
 
 /*
  * Group @g of @rb's layout without @lost: its other members in order,
- * then a new one.  -EAGAIN when no member serves (no one to copy from),
- * -ENOSPC when no server can take the copy.
+ * then a new one; an EC group's new member takes the lost one's place,
+ * which says which fragment it holds.  -EAGAIN when too few members
+ * serve (none to copy from; fewer than K to decode from), -ENOSPC when
+ * no server can take the place.
  */
 static int rebuild_group(struct mds *mds, struct rebuild *rb, u32 lost,
 			 unsigned int g)
 {
 	struct aifs_layout *l = &rb->file.layout;
-	unsigned int w = l->replicas, n = le16_to_cpu(l->target_count);
+	unsigned int w = mds_layout_width(l), n = le16_to_cpu(l->target_count);
+	bool ec = l->type == AIFS_LAYOUT_EC;
 	__le32 *group = &l->targets[g * w];
-	u32 members[AIFS_MAX_REPLICAS], except[AIFS_LAYOUT_MAX_TARGETS], id;
+	u32 members[AIFS_EC_MAX_WIDTH], except[AIFS_LAYOUT_MAX_TARGETS], id;
 	unsigned int i, at = w, nr = 0, nr_serving = 0;
 	int err;
 
@@ -218,7 +222,7 @@ static int rebuild_group(struct mds *mds, struct rebuild *rb, u32 lost,
 			nr_serving++;
 		}
 	}
-	if (!nr_serving)
+	if (nr_serving < (ec ? l->ec_k : 1U))
 		return -EAGAIN;
 	for (i = 0; i < n; i++)
 		except[nr++] = le32_to_cpu(l->targets[i]);
@@ -227,8 +231,12 @@ static int rebuild_group(struct mds *mds, struct rebuild *rb, u32 lost,
 		err = mds_map_pick(mds, &id, 1, members, w);
 	if (err)
 		return err;
-	memmove(&group[at], &group[at + 1], (w - at - 1) * sizeof(*group));
-	group[w - 1] = cpu_to_le32(id);
+	if (!ec) {
+		memmove(&group[at], &group[at + 1],
+			(w - at - 1) * sizeof(*group));
+		at = w - 1;
+	}
+	group[at] = cpu_to_le32(id);
 	rb->newcomers[rb->nr_new++] = id;
 	return 0;
 }
@@ -322,9 +330,6 @@ static int rebuild_file(struct mds_recovery *r, struct recovery_ds *lost,
 	unsigned int i;
 	int err;
 
-	/* an EC fragment's new home needs a decoding rebuild: not yet */
-	if (f->layout.type == AIFS_LAYOUT_EC)
-		return -EAGAIN;
 	err = rebuild_plan(mds, &rb, lost->c.id, f);
 	if (!err)
 		err = rebuild_tell(r, &rb, rb.newcomers, rb.nr_new,

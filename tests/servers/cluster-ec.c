@@ -7,7 +7,10 @@
  * serves nothing until the MDS's recovery had it rebuild its fragments by
  * decoding (CHUNK_SYNC of an EC file), then UP with the new bytes of its
  * fragments, read straight from it; a parity server killed and back gets
- * its parity rebuilt the same way.
+ * its parity rebuilt the same way.  A seventh server holds nothing of the
+ * file until a data server dies for good: past the rebuild delay the MDS
+ * puts the seventh in its place in the layout (one generation up), which
+ * rebuilds the lost fragments by decoding and serves them.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -16,6 +19,8 @@
 #include "cluster-harness.h"
 
 #define GRACE_MS	600
+/* rebuild_delay_s: well past the kill-and-return cases' few seconds */
+#define REBUILD_S	15
 #define WAIT_MS		30000
 #define K		4
 #define M		2
@@ -68,13 +73,50 @@ static void check_fragment(u32 f, const char *what)
 		/* a server UP in the map serves once its heartbeat says so */
 		while ((err = ds_frag_read(p, AIFS_OP_CHUNK_READ, ino, s, f,
 					   NULL, 0, CHUNK, buf)) == -ESTALE &&
-		       ++tries < 100)
+		       ++tries < 400)
 			test_sleep_ms(50);
 		CHECK(!err && !memcmp(buf, model[s][f], CHUNK),
 		      "%s: stripe %u fragment %u from its server: %d, %s",
 		      what, s, f, err,
 		      memcmp(buf, model[s][f], CHUNK) ? "differs" : "same");
 	}
+}
+
+/* Does the file's layout have its generation past *@arg? */
+static bool layout_moved(void *arg)
+{
+	struct aifs_layout l;
+
+	return !aifs_layout_get(cluster_conn, &cluster_cred, ino, &l) &&
+	       le32_to_cpu(l.generation) > *(u32 *)arg;
+}
+
+/*
+ * The server of fragment @f dies for good: the MDS rebuilds the file
+ * around it on the server the file did not use, in its place.
+ */
+static void rebuild_around(u32 f)
+{
+	struct ds_proc *p = cluster_proc(le32_to_cpu(group.members[f]));
+	struct aifs_layout l;
+	u32 gen, i;
+	int err;
+
+	err = aifs_layout_get(cluster_conn, &cluster_cred, ino, &l);
+	gen = le32_to_cpu(l.generation);
+	ds_stop(p, SIGKILL);
+	CHECK(!err && cluster_wait(layout_moved, &gen,
+				   WAIT_MS + REBUILD_S * 1000),
+	      "no rebuild of the file around fragment %u's server", f);
+	err = aifs_layout_get(cluster_conn, &cluster_cred, ino, &l);
+	for (i = 0; i < WIDTH; i++)
+		CHECK(i == f ? l.targets[i] != group.members[i] :
+			       l.targets[i] == group.members[i],
+		      "rebuilt layout: member %u is %u, was %u", i,
+		      le32_to_cpu(l.targets[i]),
+		      le32_to_cpu(group.members[i]));
+	group.members[f] = l.targets[f];
+	check_fragment(f, "on the new member");
 }
 
 /* Kill the server of fragment @f, write, bring it back: rebuilt. */
@@ -103,7 +145,8 @@ int main(void)
 	u32 f;
 	int err;
 
-	cluster_setup(WIDTH, GRACE_MS, "default_stripe_count = 1\n");
+	cluster_setup(WIDTH + 1, GRACE_MS, "default_stripe_count = 1\n"
+		      "rebuild_delay_s = 15\n");
 	want.type = AIFS_LAYOUT_EC;
 	want.ec_k = K;
 	want.ec_m = M;
@@ -131,5 +174,8 @@ int main(void)
 	kill_write_return(K + 1, 20);
 	for (f = 0; f < WIDTH; f++)
 		check_fragment(f, "in the end");
+	rebuild_around(1);
+	for (f = 0; f < WIDTH; f++)
+		check_fragment(f, "after the rebuild");
 	return test_result();
 }

@@ -9,7 +9,7 @@
 
 #include "testutil.h"
 
-#define DS_TEST_MAX	6
+#define DS_TEST_MAX	7
 #define DS_TEST_CHUNK	(1U << 20)	/* chunk size the tests use */
 #define DS_TEST_FS_UUID	"0aa1f500-0000-4000-8000-00000000a1f5"
 

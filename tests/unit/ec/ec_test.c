@@ -203,26 +203,67 @@ static void check_bad_codes(void)
 	CHECK_EQ(aifs_ec_m(aifs_ec_get(10, 4)), 4);
 }
 
-static void *get_code(void *arg)
+/* A thread's stripe: encoded and decoded at once with the others. */
+struct coder {
+	pthread_t thread;
+	struct stripe s;
+	const struct aifs_ec *ec;
+	int err;
+};
+
+static void *code_stripes(void *arg)
 {
-	(void)arg;
-	return (void *)aifs_ec_get(12, 4);
+	struct coder *c = arg;
+	bool lost[MAX_FRAGS] = { false };
+	unsigned int round, i;
+
+	c->ec = aifs_ec_get(c->s.k, c->s.m);
+	for (round = 0; round < 50 && !c->err; round++) {
+		aifs_ec_encode(c->ec, c->s.orig, c->s.len);
+		for (i = 0; i < c->s.k + c->s.m; i++)
+			memcpy(c->s.work[i], c->s.orig[i], c->s.len);
+		lost[round % c->s.k] = true;
+		memset(c->s.work[round % c->s.k], 0, c->s.len);
+		c->err = aifs_ec_decode(c->ec, c->s.work, lost, c->s.len) ||
+			 memcmp(c->s.work[round % c->s.k],
+				c->s.orig[round % c->s.k], c->s.len);
+		lost[round % c->s.k] = false;
+	}
+	return NULL;
 }
 
-/* Threads asking for a code at once all get the one code. */
-static void check_shared(void)
+/*
+ * Threads that use the code for the first time all at once (this runs
+ * before anything else has): each gets the one code of its K+M, and their
+ * stripes come out right.
+ */
+static void check_threads(void)
 {
-	pthread_t threads[8];
-	void *got[8];
-	unsigned int i;
+	static struct coder c[8];
+	unsigned int i, j;
 
-	TEST_CTX("one code per K+M across threads");
+	TEST_CTX("first use from eight threads at once");
+	for (i = 0; i < 8; i++) {
+		c[i].s.k = 4;
+		c[i].s.m = 2;
+		c[i].s.len = 64 << 10;
+		for (j = 0; j < 6; j++) {
+			c[i].s.orig[j] = malloc(c[i].s.len);
+			c[i].s.work[j] = malloc(c[i].s.len);
+			if (!c[i].s.orig[j] || !c[i].s.work[j])
+				abort();
+			fill_random(c[i].s.orig[j], c[i].s.len);
+		}
+	}
 	for (i = 0; i < 8; i++)
-		pthread_create(&threads[i], NULL, get_code, NULL);
+		pthread_create(&c[i].thread, NULL, code_stripes, &c[i]);
 	for (i = 0; i < 8; i++)
-		pthread_join(threads[i], &got[i]);
-	for (i = 0; i < 8; i++)
-		CHECK(got[i] && got[i] == got[0]);
+		pthread_join(c[i].thread, NULL);
+	for (i = 0; i < 8; i++) {
+		CHECK(c[i].ec && c[i].ec == c[0].ec);
+		CHECK_EQ(c[i].err, 0);
+		stripe_free(&c[i].s);
+	}
 }
 
 int main(void)
@@ -233,10 +274,10 @@ int main(void)
 	};
 	unsigned int i, n;
 
+	check_threads();
 	check_bad_codes();
 	check_systematic();
 	check_too_many_lost();
-	check_shared();
 	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
 		n = check_every_pattern(codes[i][0], codes[i][1], 1024);
 		printf("%u+%u: %u erasure patterns rebuilt\n", codes[i][0],

@@ -15,7 +15,7 @@ aifs setlayout /mnt/a/ec32 ec=3+2 chunk=64K >/dev/null ||
 	fail "setlayout ec=3+2"
 src=$(mktemp -d /tmp/aifs-src.XXXXXX)
 for d in ec42 ec32; do
-	for size in 1 4095 $((MiB - 1)) $((3 * MiB + 12345)) $((40 * MiB + 7)); do
+	for size in 1 4095 $((MiB - 1)) $((3 * MiB + 12345)) $((10 * MiB + 7)); do
 		head -c "$size" /dev/urandom >"$src/f"
 		cp "$src/f" "/mnt/a/$d/f-$size" || fail "cp to $d"
 		want=$(sha256sum <"$src/f")
@@ -36,7 +36,7 @@ for d in ec42 ec32; do
 	# random writes (read-modify-write of stripes), truncations, holes
 	: >"/mnt/a/$d/r"
 	: >"$src/r"
-	python3 "$AIFS_TOP/tests/vm/write/random-writes.py" 5 150 \
+	python3 "$AIFS_TOP/tests/vm/write/random-writes.py" 5 100 \
 		$((12 * MiB)) "/mnt/a/$d/r" "$src/r" ||
 		fail "random writes to $d"
 	echo 3 >/proc/sys/vm/drop_caches
@@ -51,9 +51,9 @@ for d in ec42 ec32; do
 		wc -c)" 0 "$d: zeros past a truncation after growing"
 done
 
-AIFS_FSX_OPS=${AIFS_FSX_OPS:-5000} run_fsx buffered 21 /mnt/a/ec42/fsx-buffered &
+AIFS_FSX_OPS=${AIFS_FSX_OPS:-3000} run_fsx buffered 21 /mnt/a/ec42/fsx-buffered &
 buffered=$!
-AIFS_FSX_OPS=${AIFS_FSX_OPS:-5000} run_fsx direct 22 /mnt/a/ec32/fsx-direct &
+AIFS_FSX_OPS=${AIFS_FSX_OPS:-3000} run_fsx direct 22 /mnt/a/ec32/fsx-direct &
 direct=$!
 wait "$buffered" || fail "aifs-fsx buffered on ec=4+2"
 wait "$direct" || fail "aifs-fsx direct on ec=3+2"
