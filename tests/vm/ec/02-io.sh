@@ -2,8 +2,9 @@
 # stripe) and ec=3+2 (64 KiB, a stripe that is no power of two): whole
 # files of odd sizes read back with their sha256 from a cold cache,
 # buffered and O_DIRECT; random writes, truncations and holes against a
-# shadow file; aifs-fsx in buffered and direct mode; a truncation down and
-# up again reads zeros where the data was.
+# shadow file; aifs-fsx in buffered and direct mode (1,500 ops each, for
+# CI's time; AIFS_FSX_OPS sets more); a truncation down and up again
+# reads zeros where the data was.
 . "$AIFS_TOP/tests/vm/lib.sh"
 
 MiB=1048576
@@ -36,7 +37,7 @@ for d in ec42 ec32; do
 	# random writes (read-modify-write of stripes), truncations, holes
 	: >"/mnt/a/$d/r"
 	: >"$src/r"
-	python3 "$AIFS_TOP/tests/vm/write/random-writes.py" 5 100 \
+	python3 "$AIFS_TOP/tests/vm/write/random-writes.py" 5 60 \
 		$((12 * MiB)) "/mnt/a/$d/r" "$src/r" ||
 		fail "random writes to $d"
 	echo 3 >/proc/sys/vm/drop_caches
@@ -51,9 +52,9 @@ for d in ec42 ec32; do
 		wc -c)" 0 "$d: zeros past a truncation after growing"
 done
 
-AIFS_FSX_OPS=${AIFS_FSX_OPS:-3000} run_fsx buffered 21 /mnt/a/ec42/fsx-buffered &
+AIFS_FSX_OPS=${AIFS_FSX_OPS:-1500} run_fsx buffered 21 /mnt/a/ec42/fsx-buffered &
 buffered=$!
-AIFS_FSX_OPS=${AIFS_FSX_OPS:-3000} run_fsx direct 22 /mnt/a/ec32/fsx-direct &
+AIFS_FSX_OPS=${AIFS_FSX_OPS:-1500} run_fsx direct 22 /mnt/a/ec32/fsx-direct &
 direct=$!
 wait "$buffered" || fail "aifs-fsx buffered on ec=4+2"
 wait "$direct" || fail "aifs-fsx direct on ec=3+2"

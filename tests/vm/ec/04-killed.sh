@@ -1,4 +1,4 @@
-# A 4+2 file written sequentially (96 MiB, fsync) while the server of its
+# A 4+2 file written sequentially (64 MiB, fsync) while the server of its
 # data fragment 1 is killed (SIGKILL) part way: no error, the bytes right.
 # The server back catches up by decoding its fragments (SYNCING, then
 # UP); then the servers of data fragments 0 and 2 die, and the file still
@@ -7,7 +7,7 @@
 . "$AIFS_TOP/tests/vm/lib.sh"
 . "$AIFS_TOP/tests/faults/replica/helpers"
 
-MIB=96
+MIB=64
 export AIFS_DS_COUNT=6
 fault_cluster /mnt/a
 mkdir /mnt/a/ec
@@ -18,7 +18,7 @@ targets=($(aifs getlayout /mnt/a/ec/f | sed -n 's/^targets: //p'))
 victim=$(ds_index "${targets[1]}")
 echo "targets ${targets[*]}: data fragment 1 on data server $victim"
 
-after_bytes sent 32 "$victim"
+after_bytes sent 16 "$victim"
 write_gen 5 "$MIB" /mnt/a/ec/f || fail "write with a data server killed"
 wait "$KILLER"
 want=$WANT
