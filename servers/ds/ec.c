@@ -883,25 +883,17 @@ static int ds_ec_peer_stripes(struct ds *ds, const struct aifs_chunk_sync_req *r
 static int ds_ec_sync_stripes(struct ds *ds, const struct aifs_chunk_sync_req *r,
 			      u32 *set, u32 *n, u32 *fence)
 {
-	const struct aifs_layout *l = &r->layout;
-	u32 width = l->ec_k + l->ec_m, self = ds_self_id(ds), g, f, peer;
-	u32 sc = le16_to_cpu(l->stripe_count);
-	bool answered = false, member = false;
+	u32 peers[AIFS_LAYOUT_MAX_TARGETS];
+	int i, nr = ds_ec_peers(ds, &r->layout, peers);
+	bool answered = false;
 
-	*n = 0;
-	for (g = 0; g < sc; g++) {
-		if (ds_ec_member_at(l, g, self) < 0)
-			continue;
-		member = true;
-		for (f = 0; f < width; f++) {
-			peer = le32_to_cpu(l->targets[g * width + f]);
-			if (peer != self && !ds_peer_out(ds, peer) &&
-			    !ds_ec_peer_stripes(ds, r, peer, set, n, fence))
-				answered = true;
-		}
-	}
-	if (!member)
+	if (nr < 0)
 		return -EINVAL;
+	*n = 0;
+	for (i = 0; i < nr; i++)
+		if (!ds_peer_out(ds, peers[i]) &&
+		    !ds_ec_peer_stripes(ds, r, peers[i], set, n, fence))
+			answered = true;
 	return answered ? 0 : -EAGAIN;
 }
 
