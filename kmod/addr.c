@@ -84,12 +84,16 @@ void aifs_folio_set_word(struct folio *folio, unsigned long word)
  * struct aifs_read_sub - the part of a read within one chunk
  * @work: runs aifs_read_sub_work()
  * @rreq: the read
+ * @layout: the layout it reads with: the request's, or @own
+ * @own: a newer layout a server sent it to fetch (EREMCHG), or NULL
  * @start: offset of the part in the read
  * @len: bytes
  */
 struct aifs_read_sub {
 	struct work_struct work;
 	struct aifs_read_req *rreq;
+	const struct aifs_layout *layout;
+	struct aifs_layout *own;
 	u32 start;
 	u32 len;
 };
@@ -159,7 +163,11 @@ static long aifs_read_unlock(struct address_space *mapping, loff_t pos,
 
 static void aifs_read_free(struct aifs_read_req *rreq)
 {
+	u32 i;
+
 	iput(rreq->inode);
+	for (i = 0; rreq->subs && i < rreq->nr; i++)
+		kfree(rreq->subs[i].own);
 	kfree(rreq->subs);
 	kfree(rreq);
 }
@@ -244,6 +252,7 @@ static int aifs_chunk_read_req(struct aifs_read_sub *sub, u32 index, u16 frag,
 		.offset = cpu_to_le32(off),
 		.length = cpu_to_le32(sub->len),
 		.flags = flags,
+		.layout_gen = sub->layout->generation,
 		.rdma = *seg,
 	};
 	struct aifs_ec_read_req ecr = {
@@ -417,8 +426,9 @@ static int aifs_read_from(struct aifs_read_sub *sub,
 	rounds->closed |= err == -ECONNRESET;
 	rounds->stale |= err == -ESTALE;
 	rounds->down |= err == -EHOSTDOWN;
-	/* aifs_data_conn() logs why it has no connection */
-	if (!IS_ERR(conn))
+	rounds->moved |= err == -EREMCHG;
+	/* aifs_data_conn() logs why it has no connection; a new layout is no failure */
+	if (!IS_ERR(conn) && err != -EREMCHG)
 		pr_warn_ratelimited("%s %lu:%u.%u from data server %u: %pe\n",
 				    ec ? "decoding fragment" : "chunk",
 				    rreq->inode->i_ino, index, frag,
@@ -448,20 +458,20 @@ void aifs_ec_group_fill(struct aifs_ec_group *g, const struct aifs_layout *l,
 static int aifs_read_sub_ec(struct aifs_read_sub *sub,
 			    struct aifs_io_rounds *rounds, u32 index, u32 off)
 {
-	const struct aifs_layout *l = &sub->rreq->layout;
+	const struct aifs_layout *l = sub->layout;
 	u32 stripe = index / l->ec_k, frag = index % l->ec_k, width, r;
 	const __le32 *group = aifs_layout_group(l, stripe, &width);
 	struct aifs_ec_group g;
 	int err;
 
-	err = aifs_read_from(sub, rounds, group[frag], stripe, frag, off,
-			     NULL);
-	if (!err || err == -ESHUTDOWN)
+	err = aifs_read_from(sub, rounds, group[frag], stripe,
+			     AIFS_EC_FRAGMENT(frag), off, NULL);
+	if (!err || err == -ESHUTDOWN || err == -EREMCHG)
 		return err;
 	aifs_ec_group_fill(&g, l, group, 0);
 	for (r = 0; r < width; r++) {
-		err = aifs_read_from(sub, rounds, group[r], stripe, frag, off,
-				     &g);
+		err = aifs_read_from(sub, rounds, group[r], stripe,
+				     AIFS_EC_FRAGMENT(frag), off, &g);
 		if (!err || err == -ESHUTDOWN)
 			return err;
 	}
@@ -478,7 +488,7 @@ static int aifs_read_sub_round(struct aifs_read_sub *sub,
 			       struct aifs_io_rounds *rounds)
 {
 	struct aifs_read_req *rreq = sub->rreq;
-	const struct aifs_layout *l = &rreq->layout;
+	const struct aifs_layout *l = sub->layout;
 	u32 chunk = le32_to_cpu(l->chunk_size);
 	u64 pos = rreq->pos + sub->start;
 	u32 index = div_u64(pos, chunk), off = pos & (chunk - 1);
@@ -492,12 +502,38 @@ static int aifs_read_sub_round(struct aifs_read_sub *sub,
 	for (r = 0; r < width; r++) {
 		err = aifs_read_from(sub, rounds, group[r], index, 0, off,
 				     NULL);
-		if (!err || err == -ESHUTDOWN)
+		if (!err || err == -ESHUTDOWN || err == -EREMCHG)
 			return err;
 	}
 	pr_warn_ratelimited("no data server answered for chunk %lu:%u (%d)\n",
 			    rreq->inode->i_ino, index, err);
 	return -EIO;
+}
+
+/*
+ * A server said the file has a newer layout (EREMCHG: an archive moved
+ * it, a rebuild changed its group): the sub-request goes on with that
+ * one, a copy of its own, as the others may still read with the
+ * request's.  Layouts change their chunk size never, so the part stays
+ * within one chunk (or one EC data fragment).
+ */
+static void aifs_read_sub_relayout(struct aifs_read_sub *sub,
+				   struct aifs_io_rounds *rounds)
+{
+	struct inode *inode = sub->rreq->inode;
+	struct aifs_layout *l = kmalloc(sizeof(*l), GFP_NOFS);
+
+	if (!l)
+		return;
+	if (aifs_layout_refresh(inode) || aifs_layout_get(inode, l) ||
+	    l->chunk_size != sub->layout->chunk_size) {
+		kfree(l);
+		return;
+	}
+	rounds->relaid = l->generation != sub->layout->generation;
+	kfree(sub->own);
+	sub->own = l;
+	sub->layout = l;
 }
 
 /* Rounds of the group while aifs_io_again() says so. */
@@ -508,8 +544,10 @@ static int aifs_read_sub_issue(struct aifs_read_sub *sub)
 
 	do {
 		err = aifs_read_sub_round(sub, &rounds);
+		if (err && rounds.moved)
+			aifs_read_sub_relayout(sub, &rounds);
 		/* for the next read: this one's layout is shared */
-		if (err && rounds.down && !rounds.refreshed)
+		else if (err && rounds.down && !rounds.refreshed)
 			aifs_layout_refresh(sub->rreq->inode);
 	} while (err && err != -ESHUTDOWN &&
 		 aifs_io_again(sub->rreq->fsi, &rounds));
@@ -603,6 +641,7 @@ static u32 aifs_read_split(struct aifs_read_req *rreq, u32 len,
 				  len - start);
 		if (subs) {
 			subs[nr].rreq = rreq;
+			subs[nr].layout = &rreq->layout;
 			subs[nr].start = start;
 			subs[nr].len = n;
 			INIT_WORK(&subs[nr].work, aifs_read_sub_work);

@@ -213,17 +213,14 @@ static int aifs_layout_xattr_get(const struct xattr_handler *handler,
 	return sizeof(layout);
 }
 
-/*
- * A new layout of a directory (for what is created in it) or of an empty
- * file, checked by the MDS; the file's open layout follows it.
- */
-static int aifs_layout_xattr_set(const struct xattr_handler *handler,
-				 struct user_namespace *mnt_userns,
-				 struct dentry *unused, struct inode *inode,
-				 const char *suffix, const void *value,
-				 size_t size, int flags)
+/* LAYOUT_SET of @value, a struct aifs_layout, with AIFS_LAYOUT_SET_@flags. */
+static int aifs_layout_send(struct inode *inode, const void *value,
+			    size_t size, u32 flags)
 {
-	struct aifs_layout_set_req req = { .ino = cpu_to_le64(inode->i_ino) };
+	struct aifs_layout_set_req req = {
+		.ino = cpu_to_le64(inode->i_ino),
+		.flags = cpu_to_le32(flags),
+	};
 	struct aifs_layout_rep rep;
 	struct aifs_mds_msg m = {
 		.op = AIFS_OP_LAYOUT_SET,
@@ -242,10 +239,44 @@ static int aifs_layout_xattr_set(const struct xattr_handler *handler,
 	return err;
 }
 
+/*
+ * A new layout of a directory (for what is created in it) or of an empty
+ * file, checked by the MDS; the file's open layout follows it.
+ */
+static int aifs_layout_xattr_set(const struct xattr_handler *handler,
+				 struct user_namespace *mnt_userns,
+				 struct dentry *unused, struct inode *inode,
+				 const char *suffix, const void *value,
+				 size_t size, int flags)
+{
+	return aifs_layout_send(inode, value, size, 0);
+}
+
+/*
+ * An archive of a replicated file to an EC layout, done by the servers
+ * (Documentation/erasure-coding.md); the file's readers are sent to its
+ * new layout by its data servers once it is done (EREMCHG).
+ */
+static int aifs_archive_xattr_set(const struct xattr_handler *handler,
+				  struct user_namespace *mnt_userns,
+				  struct dentry *unused, struct inode *inode,
+				  const char *suffix, const void *value,
+				  size_t size, int flags)
+{
+	if (!S_ISREG(inode->i_mode))
+		return -EINVAL;
+	return aifs_layout_send(inode, value, size, AIFS_LAYOUT_SET_ARCHIVE);
+}
+
 static const struct xattr_handler aifs_layout_xattr_handler = {
 	.name	= AIFS_LAYOUT_XATTR,
 	.get	= aifs_layout_xattr_get,
 	.set	= aifs_layout_xattr_set,
+};
+
+static const struct xattr_handler aifs_archive_xattr_handler = {
+	.name	= AIFS_ARCHIVE_XATTR,
+	.set	= aifs_archive_xattr_set,
 };
 
 static const struct xattr_handler aifs_user_xattr_handler = {
@@ -273,5 +304,6 @@ const struct xattr_handler *aifs_xattr_handlers[] = {
 	&aifs_trusted_xattr_handler,
 	&aifs_security_xattr_handler,
 	&aifs_layout_xattr_handler,
+	&aifs_archive_xattr_handler,
 	NULL,
 };

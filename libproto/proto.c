@@ -84,6 +84,9 @@ AIFS_SIZE_CHECK(struct aifs_ds_inodes_rep, AIFS_DS_INODES_REP_SIZE);
 AIFS_SIZE_CHECK(struct aifs_ec_group, AIFS_EC_GROUP_SIZE);
 AIFS_SIZE_CHECK(struct aifs_ec_write_req, AIFS_EC_WRITE_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_ec_read_req, AIFS_EC_READ_REQ_SIZE);
+AIFS_SIZE_CHECK(struct aifs_ec_archive_req, AIFS_EC_ARCHIVE_REQ_SIZE);
+AIFS_SIZE_CHECK(struct aifs_ec_verify_req, AIFS_EC_VERIFY_REQ_SIZE);
+AIFS_SIZE_CHECK(struct aifs_ec_verify_rep, AIFS_EC_VERIFY_REP_SIZE);
 AIFS_SIZE_CHECK(struct aifs_mds_fsck_req, AIFS_MDS_FSCK_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_mds_fsck_rep, AIFS_MDS_FSCK_REP_SIZE);
 AIFS_SIZE_CHECK(struct aifs_recovery_entry, AIFS_RECOVERY_ENTRY_SIZE);
@@ -425,7 +428,7 @@ static int aifs_addr_check(const struct aifs_addr *a)
 
 static int aifs_chunk_id_check(const struct aifs_chunk_id *id)
 {
-	return le16_to_cpu(id->fragment) < AIFS_LAYOUT_MAX_TARGETS ?
+	return le16_to_cpu(id->fragment) <= AIFS_EC_FRAGMENT(AIFS_EC_MAX_WIDTH - 1) ?
 		0 : -EINVAL;
 }
 
@@ -619,6 +622,8 @@ static int aifs_check_layout_set_req(const void *fixed)
 {
 	const struct aifs_layout_set_req *m = fixed;
 
+	if (le32_to_cpu(m->flags) & ~AIFS_LAYOUT_SET_KNOWN)
+		return -EINVAL;
 	return aifs_layout_check(&m->layout);
 }
 
@@ -873,10 +878,42 @@ static int aifs_check_ec_read_req(const void *fixed)
 	if (err)
 		return err;
 	if ((flags & ~AIFS_IO_RDMA) || !len || m->group.ahead ||
-	    le16_to_cpu(m->id.fragment) >= m->group.k + m->group.m ||
+	    !m->id.fragment ||
+	    le16_to_cpu(m->id.fragment) > m->group.k + m->group.m ||
 	    !aifs_io_fits(le32_to_cpu(m->offset), len,
 			  le32_to_cpu(m->group.chunk_size)) ||
 	    ((flags & AIFS_IO_RDMA) && le32_to_cpu(m->rdma.len) < len))
+		return -EINVAL;
+	return aifs_chunk_id_check(&m->id);
+}
+
+/* A stripe from a replicated file's chunks of the same chunk size. */
+static int aifs_check_ec_archive_req(const void *fixed)
+{
+	const struct aifs_ec_archive_req *m = fixed;
+	int err = aifs_check_ec_group(&m->group);
+
+	if (!err)
+		err = aifs_layout_check(&m->source);
+	if (err)
+		return err;
+	if (m->id.fragment || m->group.ahead ||
+	    m->source.type != AIFS_LAYOUT_REPLICA ||
+	    !m->source.target_count ||
+	    m->source.chunk_size != m->group.chunk_size)
+		return -EINVAL;
+	return aifs_chunk_id_check(&m->id);
+}
+
+static int aifs_check_ec_verify_req(const void *fixed)
+{
+	const struct aifs_ec_verify_req *m = fixed;
+	int err = aifs_check_ec_group(&m->group);
+
+	if (err)
+		return err;
+	if (m->id.fragment || m->group.ahead ||
+	    (le32_to_cpu(m->flags) & ~AIFS_EC_VERIFY_KNOWN))
 		return -EINVAL;
 	return aifs_chunk_id_check(&m->id);
 }
@@ -895,7 +932,9 @@ static int aifs_check_chunk_delete_req(const void *fixed)
 	const struct aifs_chunk_delete_req *m = fixed;
 	u32 flags = le32_to_cpu(m->flags);
 
-	if ((flags & ~AIFS_DELETE_KNOWN) || flags == AIFS_DELETE_KNOWN)
+	if ((flags & ~AIFS_DELETE_KNOWN) ||
+	    (flags & AIFS_DELETE_INODE && flags & AIFS_DELETE_FROM) ||
+	    (flags & AIFS_DELETE_UNCODED && !(flags & AIFS_DELETE_INODE)))
 		return -EINVAL;
 	return aifs_chunk_id_check(&m->id);
 }
@@ -1122,6 +1161,12 @@ static const struct aifs_op_desc {
 		READ_REP },
 	[AIFS_OP_FRAG_READ] = { "FRAG_READ", READ_REQ, READ_REP },
 	[AIFS_OP_FRAG_WRITE] = { "FRAG_WRITE", WRITE_REQ, CHUNK_REP },
+	[AIFS_OP_EC_ARCHIVE] = { "EC_ARCHIVE",
+		MSG0(struct aifs_ec_archive_req, aifs_check_ec_archive_req),
+		CHUNK_REP },
+	[AIFS_OP_EC_VERIFY] = { "EC_VERIFY",
+		MSG0(struct aifs_ec_verify_req, aifs_check_ec_verify_req),
+		MSG0(struct aifs_ec_verify_rep, NULL) },
 	[AIFS_OP_MDS_FSCK] = { "MDS_FSCK",
 		MSG0(struct aifs_mds_fsck_req, aifs_check_mds_fsck_req),
 		MSG1(struct aifs_mds_fsck_rep, NULL, text_len, AIFS_P_TEXT) },

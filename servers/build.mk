@@ -72,7 +72,8 @@ $(BIN)/aifs-ds: $(DS_SRCS:%.c=$(BUILD)/obj/%.o) $(SERVER_LINK)
 # aifs-mds, the metadata server (Documentation/mds.md).
 MDS_SRCS := $(addprefix servers/mds/,main.c db.c reply.c perm.c inode.c \
 	dir.c namei.c rename.c xattr.c open.c layout.c clustermap.c writer.c \
-	replycache.c check.c repair.c fsck.c bg.c chunkq.c recovery.c acl.c)
+	replycache.c check.c repair.c fsck.c bg.c chunkq.c recovery.c acl.c \
+	archive.c)
 USER_PROGS += $(BIN)/aifs-mds
 
 $(MDS_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBSERVER_CFLAGS)
@@ -140,10 +141,11 @@ $(CLUSTER_TESTS): $(SERVER_TEST_DIR)/%: $(BUILD)/obj/tests/servers/%.o \
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS)
 
-# cluster-ec checks the fragments with the codec itself.
-USER_PROGS += $(SERVER_TEST_DIR)/cluster-ec
+# cluster-ec and cluster-archive check the fragments with the codec itself.
+CLUSTER_EC_TESTS := $(addprefix $(SERVER_TEST_DIR)/,cluster-ec cluster-archive)
+USER_PROGS += $(CLUSTER_EC_TESTS)
 
-$(SERVER_TEST_DIR)/cluster-ec: $(BUILD)/obj/tests/servers/cluster-ec.o \
+$(CLUSTER_EC_TESTS): $(SERVER_TEST_DIR)/%: $(BUILD)/obj/tests/servers/%.o \
 		$(BUILD)/obj/tests/servers/cluster-harness.o $(DS_HARNESS) \
 		$(MDS_HARNESS) $(BUILD)/obj/servers/common/ec.o $(LIBAIFS) \
 		$(LIBPROTO)

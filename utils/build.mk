@@ -28,6 +28,7 @@ USER_PROGS += $(BIN)/aifs
 $(BUILD)/obj/utils/aifs/%.o: private USER_CFLAGS += $(LIBAIFS_CFLAGS)
 
 $(BIN)/aifs: $(BUILD)/obj/utils/aifs/aifs.o $(BUILD)/obj/utils/aifs/layout.o \
+		$(BUILD)/obj/utils/aifs/archive.o \
 		$(LIBAIFS) $(LIBPROTO)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS)

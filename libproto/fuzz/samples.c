@@ -61,6 +61,9 @@ union aifs_sample_fixed {
 	struct aifs_recovery_rep recovery_rep;
 	struct aifs_ec_write_req ec_write_req;
 	struct aifs_ec_read_req ec_read_req;
+	struct aifs_ec_archive_req ec_archive_req;
+	struct aifs_ec_verify_req ec_verify_req;
+	struct aifs_ec_verify_rep ec_verify_rep;
 };
 
 /* Long enough for the largest part of any message. */
@@ -487,6 +490,29 @@ static void aifs_sample_other(u16 op, bool reply, bool max,
 		aifs_sample_ec_group(&f->ec_write_req.group);
 		f->ec_write_req.group.ahead = cpu_to_le16(1);
 		p[0] = aifs_sample_fill(bytes, 'E', data_len);
+		break;
+	case AIFS_OP_EC_ARCHIVE * 2:
+		aifs_sample_chunk_id(&f->ec_archive_req.id);
+		f->ec_archive_req.id.fragment = 0;
+		f->ec_archive_req.size = cpu_to_le64(5ULL << 20);
+		f->ec_archive_req.layout_gen = cpu_to_le32(2);
+		aifs_sample_ec_group(&f->ec_archive_req.group);
+		aifs_sample_layout(&f->ec_archive_req.source);
+		break;
+	case AIFS_OP_EC_ARCHIVE * 2 + 1:
+		f->chunk_rep.version = cpu_to_le64(3);
+		f->chunk_rep.length = cpu_to_le32(16U << 20);
+		break;
+	case AIFS_OP_EC_VERIFY * 2:
+		aifs_sample_chunk_id(&f->ec_verify_req.id);
+		f->ec_verify_req.id.fragment = 0;
+		f->ec_verify_req.flags = cpu_to_le32(AIFS_EC_VERIFY_REPAIR);
+		aifs_sample_ec_group(&f->ec_verify_req.group);
+		break;
+	case AIFS_OP_EC_VERIFY * 2 + 1:
+		f->ec_verify_rep.checked = cpu_to_le64(4 << 20);
+		f->ec_verify_rep.mismatched = cpu_to_le64(4096);
+		f->ec_verify_rep.repaired = cpu_to_le64(4096);
 		break;
 	case AIFS_OP_EC_READ * 2:
 		aifs_sample_chunk_id(&f->ec_read_req.id);

@@ -226,12 +226,21 @@ int ds_rdma_fetch(struct aifs_request *req, const struct aifs_rdma_seg *seg,
 		  struct aifs_span *data, struct aifs_rdma_buf **bp);
 int ds_ahead_out(struct ds *ds, const __le32 *ids, u32 ahead);
 int ds_layout_gen_check(struct ds *ds, u64 ino, u32 layout_gen);
+int ds_reply_fixed(struct aifs_request *req, const void *rep, u32 size);
 
 /* ec.c: erasure-coded stripes */
 int ds_ec_register(struct aifs_server *srv);
 int ds_ec_sync(struct ds *ds, const struct aifs_chunk_sync_req *r,
 	       struct aifs_chunk_sync_rep *rep);
 int ds_ec_peers(struct ds *ds, const struct aifs_layout *l, u32 *out);
+int ds_ec_verify_run(struct ds *ds, const struct aifs_ec_verify_req *r,
+		     struct aifs_ec_verify_rep *rep);
+int ds_ec_verify_peer(struct ds *ds, u32 member,
+		      const struct aifs_ec_verify_req *r,
+		      struct aifs_ec_verify_rep *rep);
+void ds_ec_group_of(const struct aifs_layout *l, u32 g,
+		    struct aifs_ec_group *grp);
+int ds_ec_repair(struct ds *ds, const struct aifs_chunk_id *id);
 
 /* replicate.c: peers and forwarding */
 int ds_peers_init(struct ds *ds);

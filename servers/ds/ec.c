@@ -39,6 +39,7 @@ struct ds_stripe {
 	u32 k, width, chunk;
 	u32 layout_gen;
 	bool sync;
+	bool whole;			/* a member out fails it: an archive */
 	u32 members[AIFS_EC_MAX_WIDTH];
 	char *frag[AIFS_EC_MAX_WIDTH];	/* one column slice of each fragment */
 	bool lost[AIFS_EC_MAX_WIDTH];
@@ -65,7 +66,7 @@ static struct aifs_chunk_id ds_frag_id(const struct ds_stripe *s, u32 frag)
 {
 	struct aifs_chunk_id id = s->id;
 
-	id.fragment = cpu_to_le16(frag);
+	id.fragment = cpu_to_le16(AIFS_EC_FRAGMENT(frag));
 	return id;
 }
 
@@ -165,13 +166,15 @@ static int ds_frag_read_rep_check(const struct aifs_chunk_read_rep *rep,
 	return stored > chunk || data->len != want ? -EPROTO : 0;
 }
 
-static int ds_frag_read_peer(struct ds_frag_io *io)
+/* @len bytes at @off of chunk @id from data server @member (FRAG_READ). */
+static int ds_chunk_read_peer(struct ds *ds, u32 member,
+			      const struct aifs_chunk_id *id, u32 chunk,
+			      u32 off, u32 len, char *buf, u64 *version)
 {
-	struct ds_stripe *s = io->s;
 	struct aifs_chunk_read_req r = {
-		.id = ds_frag_id(s, io->frag),
-		.offset = cpu_to_le32(io->offset),
-		.length = cpu_to_le32(io->len),
+		.id = *id,
+		.offset = cpu_to_le32(off),
+		.length = cpu_to_le32(len),
 	};
 	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
 	u8 head[AIFS_CHUNK_READ_REQ_SIZE];
@@ -179,24 +182,32 @@ static int ds_frag_read_peer(struct ds_frag_io *io)
 	struct aifs_reply reply = { 0 };
 	int err;
 
-	memset(io->buf, 0, io->len);
+	memset(buf, 0, len);
 	err = aifs_encode_frag_read_req(head, sizeof(head), &r, NULL);
 	if (err < 0)
 		return err;
-	err = ds_peer_ask(s->ds, s->members[io->frag], AIFS_OP_FRAG_READ,
-			  head, sizeof(head), &reply);
+	err = ds_peer_ask(ds, member, AIFS_OP_FRAG_READ, head, sizeof(head),
+			  &reply);
 	if (!err)
 		err = aifs_decode_frag_read_rep(reply.payload, reply.len, &rep,
 						parts);
 	if (!err)
-		err = ds_frag_read_rep_check(&rep, &parts[0], io->offset,
-					     io->len, s->chunk);
+		err = ds_frag_read_rep_check(&rep, &parts[0], off, len, chunk);
 	if (!err) {
-		memcpy(io->buf, parts[0].data, parts[0].len);
-		io->version = le64_to_cpu(rep.version);
+		memcpy(buf, parts[0].data, parts[0].len);
+		*version = le64_to_cpu(rep.version);
 	}
 	aifs_reply_free(&reply);
 	return err;
+}
+
+static int ds_frag_read_peer(struct ds_frag_io *io)
+{
+	struct ds_stripe *s = io->s;
+	struct aifs_chunk_id id = ds_frag_id(s, io->frag);
+
+	return ds_chunk_read_peer(s->ds, s->members[io->frag], &id, s->chunk,
+				  io->offset, io->len, io->buf, &io->version);
 }
 
 /*
@@ -241,7 +252,7 @@ static int ds_frag_write_peer(struct ds_frag_io *io)
 			 "fragment %u of %llu:%u: data server %u is out (%s): skipped",
 			 io->frag, (unsigned long long)le64_to_cpu(s->id.ino),
 			 le32_to_cpu(s->id.index), member, strerror(-err));
-		return 0;
+		return s->whole ? -EAGAIN : 0;
 	}
 	err = reply.status;
 	if (!err && !aifs_decode_frag_write_rep(reply.payload, reply.len, &rep,
@@ -251,7 +262,7 @@ static int ds_frag_write_peer(struct ds_frag_io *io)
 	if (err && err != ESTALE)
 		aifs_warn("data server %u failed fragment %u: %s", member,
 			  io->frag, strerror(err));
-	return err && err != ESTALE ? -EAGAIN : 0;
+	return err && (err != ESTALE || s->whole) ? -EAGAIN : 0;
 }
 
 static void ds_frag_io_run(struct ds_frag_io *io)
@@ -401,8 +412,11 @@ static int ds_stripe_store(struct ds_stripe *s, u32 off, u32 len, u32 c0,
 			a = c0;
 			b = c1;
 		}
-		if (ds_peer_out(s->ds, s->members[f]))
+		if (ds_peer_out(s->ds, s->members[f])) {
+			if (s->whole)
+				return -EAGAIN;
 			continue;	/* short of it until it is rebuilt */
+		}
 		io[n++] = (struct ds_frag_io){
 			.s = s, .frag = f, .offset = a, .len = b - a,
 			.buf = s->frag[f] + (a - c0), .write = true,
@@ -552,8 +566,9 @@ static int ds_stripe_init(struct ds_stripe *s, struct ds *ds,
 static void ds_stripe_lock(struct ds_stripe *s, bool write,
 			   struct ds_lock *lock)
 {
-	struct aifs_chunk_id id = ds_frag_id(s, DS_EC_LOCK_FRAGMENT);
+	struct aifs_chunk_id id = s->id;
 
+	id.fragment = cpu_to_le16(DS_EC_LOCK_FRAGMENT);
 	ds_chunk_lock(s->ds, &id, write, lock);
 }
 
@@ -563,20 +578,8 @@ static int ds_ec_reply_chunk(struct aifs_request *req, u64 version, u32 len)
 		.version = cpu_to_le64(version),
 		.length = cpu_to_le32(len),
 	};
-	u8 *buf = malloc(sizeof(rep));
-	int n;
 
-	if (!buf)
-		return -ENOMEM;
-	n = aifs_msg_encode(req->opcode, true, buf, sizeof(rep), &rep,
-			    sizeof(rep), NULL);
-	if (n < 0) {
-		free(buf);
-		return n;
-	}
-	req->reply = buf;
-	req->reply_len = n;
-	return 0;
+	return ds_reply_fixed(req, &rep, sizeof(rep));
 }
 
 /* The write's bytes: sent, fetched by RDMA, or zeros (*@zeros freed after). */
@@ -753,7 +756,7 @@ static int ds_ec_read(struct aifs_request *req)
 		err = -ENOMEM;
 	if (!err) {
 		ds_stripe_lock(&s, false, &lock);
-		err = ds_ec_decode_range(&s, le16_to_cpu(r.id.fragment),
+		err = ds_ec_decode_range(&s, le16_to_cpu(r.id.fragment) - 1,
 					 le32_to_cpu(r.offset),
 					 le32_to_cpu(r.length), out);
 		ds_chunk_unlock(s.ds, &lock);
@@ -763,6 +766,236 @@ static int ds_ec_read(struct aifs_request *req)
 	free(out);
 	ds_stripe_free(&s);
 	return err;
+}
+
+/*
+ * EC_ARCHIVE: a stripe of a replicated file written as its fragments,
+ * from the file's chunks, by a member of the stripe's group in the EC
+ * layout the file is moving to (Documentation/erasure-coding.md,
+ * "Archive").  The chunks hold still: the MDS lets nobody open the file
+ * for writing meanwhile.  Every fragment must be written (@whole), for no
+ * rebuild will look at a stripe of a layout the file does not have yet.
+ */
+
+/*
+ * @len bytes at @off of chunk @index of the archive's source, from the
+ * first member of its group that serves it (holes read as zeros).
+ */
+static int ds_archive_read(struct ds *ds, const struct aifs_ec_archive_req *r,
+			   u32 index, u32 off, u32 len, char *buf)
+{
+	const struct aifs_layout *l = &r->source;
+	u32 width = l->replicas, self = ds_self_id(ds), i, member;
+	u32 g = index % le16_to_cpu(l->stripe_count);
+	struct aifs_chunk_id id = r->id;
+	u64 version;
+	int err;
+
+	id.index = cpu_to_le32(index);
+	for (i = 0; i < width; i++) {
+		member = le32_to_cpu(l->targets[g * width + i]);
+		if (member == self)
+			err = ds_frag_read_local(ds, &id, off, len, buf,
+						 &version);
+		else if (!ds_peer_out(ds, member))
+			err = ds_chunk_read_peer(ds, member, &id,
+						 le32_to_cpu(l->chunk_size),
+						 off, len, buf, &version);
+		else
+			continue;
+		if (!err || err == -ENOENT)
+			return 0;
+	}
+	return -EAGAIN;
+}
+
+/* Columns [@c0, @c1) of the stripe's @len bytes of data, archived. */
+static int ds_ec_archive_slice(struct ds_stripe *s,
+			       const struct aifs_ec_archive_req *r, u32 len,
+			       u32 c0, u32 c1)
+{
+	u32 first = le32_to_cpu(r->id.index) * s->k, f, a, b;
+	int err = 0;
+
+	for (f = 0; f < s->k && !err; f++) {
+		memset(s->frag[f], 0, c1 - c0);
+		if (!ds_frag_span(s, f, 0, len, &a, &b) || b <= c0 || a >= c1)
+			continue;
+		a = a > c0 ? a : c0;
+		b = b < c1 ? b : c1;
+		err = ds_archive_read(s->ds, r, first + f, a, b - a,
+				      s->frag[f] + (a - c0));
+	}
+	if (err)
+		return err;
+	aifs_ec_encode(s->ec, s->frag, c1 - c0);
+	return ds_stripe_store(s, 0, len, c0, c1);
+}
+
+static int ds_ec_archive(struct aifs_request *req)
+{
+	struct aifs_ec_archive_req r;
+	u32 len = 0, c0, c1, c2, c3, end;
+	struct ds_stripe s;
+	struct ds_lock lock;
+	u64 start, size;
+	int err;
+
+	if (!ds_serving(req->data))
+		return -ESTALE;
+	err = aifs_decode_ec_archive_req(req->payload, req->payload_len, &r,
+					 NULL);
+	if (!err)
+		err = ds_check_id(req->data, &r.id);
+	if (err)
+		return err;
+	err = ds_stripe_init(&s, req->data, &r.id, &r.group);
+	s.layout_gen = le32_to_cpu(r.layout_gen);
+	s.sync = true;
+	s.whole = true;
+	start = (u64)le32_to_cpu(r.id.index) * s.k * s.chunk;
+	size = le64_to_cpu(r.size);
+	if (size > start)
+		len = size - start < (u64)s.k * s.chunk ? size - start :
+							   s.k * s.chunk;
+	if (!err && len) {
+		ds_ec_columns(&s, 0, len, &c0, &c1, &c2, &c3);
+		ds_stripe_lock(&s, true, &lock);
+		for (; c0 < c1 && !err; c0 = end) {
+			end = c1 - c0 > DS_EC_SLICE ? c0 + DS_EC_SLICE : c1;
+			err = ds_ec_archive_slice(&s, &r, len, c0, end);
+		}
+		ds_chunk_unlock(s.ds, &lock);
+	}
+	if (!err)
+		err = ds_ec_reply_chunk(req, s.version, len);
+	ds_stripe_free(&s);
+	return err;
+}
+
+/*
+ * EC_VERIFY: a stripe's parity encoded again from its data and compared,
+ * a column slice at a time, under the stripe's lock; with REPAIR, parity
+ * that differs is rewritten from the data (the data fragments' own CRCs
+ * vouch for them: a damaged block is found, and repaired, as such).
+ */
+static u64 ds_bytes_differing(const char *a, const char *b, u32 len)
+{
+	u64 n = 0;
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		n += a[i] != b[i];
+	return n;
+}
+
+static int ds_ec_verify_slice(struct ds_stripe *s, u32 c0, u32 c1,
+			      char **parity, bool repair,
+			      struct aifs_ec_verify_rep *rep)
+{
+	bool want[AIFS_EC_MAX_WIDTH];
+	char *code[AIFS_EC_MAX_WIDTH];
+	u32 f, len = c1 - c0;
+	u64 bad = 0;
+	int err;
+
+	memset(s->lost, 0, sizeof(s->lost));
+	memset(s->read, 0, sizeof(s->read));
+	for (f = 0; f < s->width; f++)
+		want[f] = true;
+	ds_stripe_read(s, want, c0, c1);
+	if (ds_stripe_count(s, s->lost)) {
+		rep->skipped = cpu_to_le64(le64_to_cpu(rep->skipped) + len);
+		return 0;
+	}
+	for (f = 0; f < s->width; f++)
+		code[f] = f < s->k ? s->frag[f] : parity[f - s->k];
+	aifs_ec_encode(s->ec, code, len);
+	for (f = s->k; f < s->width; f++)
+		bad += ds_bytes_differing(s->frag[f], code[f], len);
+	rep->checked = cpu_to_le64(le64_to_cpu(rep->checked) + len);
+	rep->mismatched = cpu_to_le64(le64_to_cpu(rep->mismatched) + bad);
+	if (!bad || !repair)
+		return 0;
+	for (f = s->k; f < s->width; f++)
+		memcpy(s->frag[f], code[f], len);
+	err = ds_stripe_store(s, 0, 0, c0, c1);
+	if (!err)
+		rep->repaired = cpu_to_le64(le64_to_cpu(rep->repaired) + bad);
+	return err;
+}
+
+/**
+ * ds_ec_verify_run - EC_VERIFY of one stripe, led here
+ * @ds: this server, a member of @r's group
+ * @r: the request
+ * @rep: out: what was compared and found
+ *
+ * Return: 0 or a negative errno.
+ */
+int ds_ec_verify_run(struct ds *ds, const struct aifs_ec_verify_req *r,
+		     struct aifs_ec_verify_rep *rep)
+{
+	bool repair = le32_to_cpu(r->flags) & AIFS_EC_VERIFY_REPAIR;
+	char *parity[AIFS_EC_MAX_M] = { NULL };
+	u32 slice, c0, f;
+	struct ds_stripe s;
+	struct ds_lock lock;
+	int err;
+
+	memset(rep, 0, sizeof(*rep));
+	err = ds_stripe_init(&s, ds, &r->id, &r->group);
+	slice = s.chunk < DS_EC_SLICE ? s.chunk : DS_EC_SLICE;
+	for (f = 0; !err && f < s.width - s.k; f++)
+		if (posix_memalign((void **)&parity[f], DS_IO_ALIGN, slice))
+			err = -ENOMEM;
+	s.sync = true;
+	s.whole = true;
+	if (!err) {
+		ds_stripe_lock(&s, repair, &lock);
+		for (c0 = 0; !err && c0 < s.chunk; c0 += slice)
+			err = ds_ec_verify_slice(&s, c0, c0 + slice, parity,
+						 repair, rep);
+		ds_chunk_unlock(ds, &lock);
+	}
+	for (f = 0; f < AIFS_EC_MAX_M; f++)
+		free(parity[f]);
+	ds_stripe_free(&s);
+	return err;
+}
+
+/* EC_VERIFY of @r by data server @member. */
+int ds_ec_verify_peer(struct ds *ds, u32 member,
+		      const struct aifs_ec_verify_req *r,
+		      struct aifs_ec_verify_rep *rep)
+{
+	struct aifs_reply reply;
+	int err;
+
+	err = ds_peer_ask(ds, member, AIFS_OP_EC_VERIFY, r, sizeof(*r),
+			  &reply);
+	if (!err)
+		err = aifs_decode_ec_verify_rep(reply.payload, reply.len, rep,
+						NULL);
+	aifs_reply_free(&reply);
+	return err;
+}
+
+static int ds_ec_verify(struct aifs_request *req)
+{
+	struct aifs_ec_verify_req r;
+	struct aifs_ec_verify_rep rep;
+	int err;
+
+	if (!ds_serving(req->data))
+		return -ESTALE;
+	err = aifs_decode_ec_verify_req(req->payload, req->payload_len, &r,
+					NULL);
+	if (!err)
+		err = ds_check_id(req->data, &r.id);
+	if (!err)
+		err = ds_ec_verify_run(req->data, &r, &rep);
+	return err ? err : ds_reply_fixed(req, &rep, sizeof(rep));
 }
 
 /*
@@ -777,6 +1010,19 @@ static int ds_ec_read(struct aifs_request *req)
  * Stripes past the last listed by a member are not looked at.
  */
 #define DS_EC_SYNC_STRIPES	16	/* per CHUNK_SYNC: each decodes a fragment */
+
+/* Group @g of the EC layout @l, as requests name a stripe's servers. */
+void ds_ec_group_of(const struct aifs_layout *l, u32 g,
+		    struct aifs_ec_group *grp)
+{
+	u32 width = l->ec_k + l->ec_m;
+
+	memset(grp, 0, sizeof(*grp));
+	grp->chunk_size = l->chunk_size;
+	grp->k = l->ec_k;
+	grp->m = l->ec_m;
+	memcpy(grp->members, &l->targets[g * width], width * sizeof(__le32));
+}
 
 /* This server's place in group @g of @l: its member index, or -1. */
 static int ds_ec_member_at(const struct aifs_layout *l, u32 g, u32 self)
@@ -865,7 +1111,8 @@ static int ds_ec_peer_stripes(struct ds *ds, const struct aifs_chunk_sync_req *r
 	for (i = 0; i < count; i++) {
 		memcpy(&e, (const u8 *)parts[0].data + i * AIFS_CHUNK_ENTRY_SIZE,
 		       sizeof(e));
-		if (le32_to_cpu(e.index) >= le32_to_cpu(r->id.index) &&
+		/* fragment 0: a chunk of the file before its archive */
+		if (e.fragment && le32_to_cpu(e.index) >= le32_to_cpu(r->id.index) &&
 		    ds_ec_member_at(l, le32_to_cpu(e.index) % sc,
 				    ds_self_id(ds)) >= 0)
 			ds_ec_stripe_add(set, n, le32_to_cpu(e.index));
@@ -954,7 +1201,7 @@ static int ds_ec_rebuild(struct ds *ds, const struct aifs_chunk_sync_req *r,
 			 u32 stripe, u32 g, u32 f, u8 *buf)
 {
 	const struct aifs_layout *l = &r->layout;
-	u32 width = l->ec_k + l->ec_m, chunk = le32_to_cpu(l->chunk_size);
+	u32 chunk = le32_to_cpu(l->chunk_size);
 	u32 slice = chunk < DS_EC_SLICE ? chunk : DS_EC_SLICE, off;
 	struct aifs_chunk_id id = r->id;
 	struct aifs_chunk_entry e = { 0 };
@@ -962,13 +1209,9 @@ static int ds_ec_rebuild(struct ds *ds, const struct aifs_chunk_sync_req *r,
 	u64 version;
 	int err = 0;
 
-	memset(&grp, 0, sizeof(grp));
-	grp.chunk_size = l->chunk_size;
-	grp.k = l->ec_k;
-	grp.m = l->ec_m;
-	memcpy(grp.members, &l->targets[g * width], width * sizeof(__le32));
+	ds_ec_group_of(l, g, &grp);
 	id.index = cpu_to_le32(stripe);
-	id.fragment = cpu_to_le16(f);
+	id.fragment = cpu_to_le16(AIFS_EC_FRAGMENT(f));
 	ds_chunk_stat(ds, &id, &e);
 	version = le64_to_cpu(e.version);	/* 0: none here */
 	for (off = 0; !err && off < chunk; off += slice) {
@@ -980,6 +1223,49 @@ static int ds_ec_rebuild(struct ds *ds, const struct aifs_chunk_sync_req *r,
 	}
 	/* nothing of the stripe anywhere: a hole */
 	return err == -ENOENT ? 0 : err;
+}
+
+/**
+ * ds_ec_repair - a damaged fragment held here made whole by decoding
+ * @ds: this server
+ * @id: the fragment (a checksum did not match: resync.c)
+ *
+ * Its bytes are decoded from the rest of the stripe by another member
+ * (which never reads this fragment for it) and written over it, fresh
+ * CRCs and all; a write that reaches it meanwhile starts it again.
+ *
+ * Return: 0, or why not (-EINVAL: no EC layout names this server for
+ * it, -EAGAIN: no member could decode it).
+ */
+int ds_ec_repair(struct ds *ds, const struct aifs_chunk_id *id)
+{
+	struct aifs_chunk_sync_req r = { .id = *id };
+	const struct aifs_layout *l = &r.layout;
+	u32 stripe = le32_to_cpu(id->index), g, slice;
+	int err, tries = 0;
+	u8 *buf;
+
+	err = ds_mds_layout(ds, le64_to_cpu(id->ino), &r.layout);
+	if (err)
+		return err;
+	if (l->type != AIFS_LAYOUT_EC || aifs_layout_check(l) ||
+	    !l->target_count)
+		return -EINVAL;
+	g = stripe % le16_to_cpu(l->stripe_count);
+	if (ds_ec_member_at(l, g, ds_self_id(ds)) !=
+	    (int)le16_to_cpu(id->fragment) - 1)
+		return -EINVAL;
+	slice = le32_to_cpu(l->chunk_size) < DS_EC_SLICE ?
+		le32_to_cpu(l->chunk_size) : DS_EC_SLICE;
+	buf = malloc(slice);
+	if (!buf)
+		return -ENOMEM;
+	do {
+		err = ds_ec_rebuild(ds, &r, stripe, g,
+				    le16_to_cpu(id->fragment) - 1, buf);
+	} while (err == -EAGAIN && ++tries < 3);
+	free(buf);
+	return err;
 }
 
 /**
@@ -1060,6 +1346,8 @@ int ds_ec_register(struct aifs_server *srv)
 	static const struct aifs_handler_def handlers[] = {
 		{ AIFS_OP_EC_WRITE, ds_ec_write, AIFS_HANDLER_BLOCKING },
 		{ AIFS_OP_EC_READ, ds_ec_read, AIFS_HANDLER_BLOCKING },
+		{ AIFS_OP_EC_ARCHIVE, ds_ec_archive, AIFS_HANDLER_BLOCKING },
+		{ AIFS_OP_EC_VERIFY, ds_ec_verify, AIFS_HANDLER_BLOCKING },
 		{ AIFS_OP_FRAG_READ, ds_read, AIFS_HANDLER_PEER },
 		{ AIFS_OP_FRAG_WRITE, ds_frag_write, AIFS_HANDLER_PEER },
 	};

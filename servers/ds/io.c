@@ -41,6 +41,31 @@ static void ds_io_end(struct ds_chunk *c, struct ds_lock *lock, int err)
 	ds_chunk_unlock(ds, lock);
 }
 
+/**
+ * ds_reply_fixed - a reply of @req's opcode with no variable part
+ * @req: the request
+ * @rep: the reply's struct
+ * @size: its size
+ *
+ * Return: 0 or a negative errno.
+ */
+int ds_reply_fixed(struct aifs_request *req, const void *rep, u32 size)
+{
+	u8 *buf = malloc(size);
+	int len;
+
+	if (!buf)
+		return -ENOMEM;
+	len = aifs_msg_encode(req->opcode, true, buf, size, rep, size, NULL);
+	if (len < 0) {
+		free(buf);
+		return len;
+	}
+	req->reply = buf;
+	req->reply_len = len;
+	return 0;
+}
+
 /* The reply of WRITE, FORWARD and TRUNCATE: the version and a length. */
 static int ds_reply_chunk(struct aifs_request *req, const struct ds_chunk *c,
 			  u32 length)
@@ -49,15 +74,8 @@ static int ds_reply_chunk(struct aifs_request *req, const struct ds_chunk *c,
 		.version = cpu_to_le64(c->meta.version),
 		.length = cpu_to_le32(length),
 	};
-	int len;
 
-	req->reply = malloc(sizeof(rep));
-	if (!req->reply)
-		return -ENOMEM;
-	len = aifs_msg_encode(req->opcode, true, req->reply, sizeof(rep), &rep,
-			      sizeof(rep), NULL);
-	req->reply_len = len;
-	return len < 0 ? len : 0;
+	return ds_reply_fixed(req, &rep, sizeof(rep));
 }
 
 /*
@@ -203,6 +221,22 @@ fail:
 	return err;
 }
 
+/*
+ * A read made with a layout older than the newest this server heard of
+ * for the inode: -EREMCHG.  Looked at once the chunk is locked, or known
+ * absent (@err, ds_io_begin()'s): an archive fences the old layout's
+ * servers before it deletes their chunks, so a read that passes holds
+ * the chunk or reads a hole of the file.
+ */
+static int ds_read_gen_check(struct ds *ds, const struct aifs_chunk_read_req *r,
+			     int err)
+{
+	if ((err && err != -ENOENT) || !r->layout_gen)
+		return 0;
+	return ds_layout_gen_check(ds, le64_to_cpu(r->id.ino),
+				   le32_to_cpu(r->layout_gen));
+}
+
 /* CHUNK_READ; and FRAG_READ, the same from an EC stripe's leader. */
 int ds_read(struct aifs_request *req)
 {
@@ -210,7 +244,7 @@ int ds_read(struct aifs_request *req)
 	struct ds_lock lock;
 	struct ds_chunk c;
 	u32 offset, len;
-	int err;
+	int err, moved;
 
 	err = aifs_decode_chunk_read_req(req->payload, req->payload_len, &r,
 					 NULL);
@@ -224,8 +258,11 @@ int ds_read(struct aifs_request *req)
 	if ((le32_to_cpu(r.flags) & AIFS_IO_RDMA) && !req->rdma)
 		return -EOPNOTSUPP;
 	err = ds_io_begin(req->data, &r.id, DS_LOCK_SHARED, 0, &lock, &c);
-	if (err)
-		return err;
+	moved = ds_read_gen_check(req->data, &r, err);
+	if (moved && !err)
+		ds_io_end(&c, &lock, 0);
+	if (moved || err)
+		return moved ?: err;
 	err = ds_check_current(&c, le64_to_cpu(r.version));
 	if (!err) {
 		/* Past the stored length: holes, which the client zero-fills. */

@@ -15,7 +15,8 @@
  *      the stale mark, fsync.
  *
  * The peer's CRCs were checked by its read, ours are computed anew: the
- * data is verified end to end.  Nothing is held locked while waiting on
+ * data is verified end to end.  A damaged EC fragment has no copy to pull:
+ * it is decoded again from the rest of its stripe, in place (ec.c).  Nothing is held locked while waiting on
  * the network, so the primary's lock (held while it forwards) never waits
  * on us.
  */
@@ -128,7 +129,8 @@ static struct ds_resync_job *ds_resync_find(struct ds_resync *rs,
 
 void ds_resync_queue(struct ds *ds, const struct ds_chunk *c, u64 min_version)
 {
-	if (!c->meta.nr_peers) {
+	/* an EC fragment has no copy: it is decoded (ds_resync_run()) */
+	if (!c->meta.nr_peers && !c->id.fragment) {
 		aifs_warn("%s: damaged or behind, and no peer known to resync from",
 			  c->path);
 		return;
@@ -329,6 +331,16 @@ static bool ds_resync_run(struct ds *ds, const struct ds_resync_job *job)
 	snprintf(name, sizeof(name), "chunk %llx.%x.%x",
 		 (unsigned long long)le64_to_cpu(job->id.ino),
 		 le32_to_cpu(job->id.index), le16_to_cpu(job->id.fragment));
+	if (job->id.fragment) {
+		/* an EC fragment has no copy: it is decoded, in place */
+		err = ds_ec_repair(ds, &job->id);
+		if (err)
+			aifs_err("%s: not repaired by decoding: %s", name,
+				 strerror(-err));
+		else
+			aifs_info("%s: repaired by decoding", name);
+		return !err;
+	}
 	err = ds_resync_step(ds, job, ds_resync_mark, job);
 	for (i = 0; !err && i < job->nr_peers; i++) {
 		err = ds_resync_from(ds, job, job->peers[i]);

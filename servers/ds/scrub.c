@@ -34,8 +34,13 @@ struct ds_scrub {
 	u64 next;		/* Unix seconds: the next pass */
 	u64 passes, started, finished, pass_chunks, pass_total;
 	u64 chunks, bytes, bad;
+	u64 stripes, stripes_bad;
 	u64 pass_start_ms;	/* monotonic, for the rate */
 	u64 pass_bytes;
+	/* the scrub thread's own: the EC layout of the last inode asked */
+	u64 layout_ino;
+	bool layout_ec;
+	struct aifs_layout layout;
 };
 
 static void scrub_last_path(struct ds *ds, char *path, size_t size)
@@ -149,6 +154,68 @@ static void scrub_count(struct ds_scrub *s, u64 bytes, bool bad)
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* The EC layout of @ino as the MDS has it, asked once per inode and pass. */
+static const struct aifs_layout *scrub_layout(struct ds *ds, u64 ino)
+{
+	struct ds_scrub *s = ds->scrub;
+
+	if (s->layout_ino != ino) {
+		s->layout_ino = ino;
+		s->layout_ec = !ds_mds_layout(ds, ino, &s->layout) &&
+			       s->layout.type == AIFS_LAYOUT_EC &&
+			       !aifs_layout_check(&s->layout) &&
+			       s->layout.target_count;
+	}
+	return s->layout_ec ? &s->layout : NULL;
+}
+
+/*
+ * The parity of the stripe of EC fragment @id compared with its data by
+ * the stripe's leader, or the first member after it that answers
+ * (EC_VERIFY, repairing: the fragments' CRCs vouch for the data), when
+ * this server holds its first parity fragment: each stripe once a pass.
+ */
+static void scrub_stripe(struct ds *ds, const struct aifs_chunk_id *id)
+{
+	struct aifs_ec_verify_req r = {
+		.id = *id,
+		.flags = cpu_to_le32(AIFS_EC_VERIFY_REPAIR),
+	};
+	const struct aifs_layout *l = scrub_layout(ds, le64_to_cpu(id->ino));
+	u32 width, g, i, member, self = ds_self_id(ds);
+	struct ds_scrub *s = ds->scrub;
+	struct aifs_ec_verify_rep rep;
+	int err = -EAGAIN;
+
+	if (!l || le16_to_cpu(id->fragment) != AIFS_EC_FRAGMENT(l->ec_k))
+		return;
+	width = l->ec_k + l->ec_m;
+	g = le32_to_cpu(id->index) % le16_to_cpu(l->stripe_count);
+	if (le32_to_cpu(l->targets[g * width + l->ec_k]) != self)
+		return;
+	r.id.fragment = 0;
+	ds_ec_group_of(l, g, &r.group);
+	for (i = 0; i < width && err; i++) {
+		member = le32_to_cpu(r.group.members[i]);
+		if (member == self)
+			err = ds_ec_verify_run(ds, &r, &rep);
+		else if (!ds_peer_out(ds, member))
+			err = ds_ec_verify_peer(ds, member, &r, &rep);
+	}
+	if (err)
+		return;	/* the next pass looks again */
+	if (rep.mismatched)
+		aifs_warn("scrub: stripe %llx.%x: %llu bytes of parity did not match its data: %llu rewritten",
+			  (unsigned long long)le64_to_cpu(id->ino),
+			  le32_to_cpu(id->index),
+			  (unsigned long long)le64_to_cpu(rep.mismatched),
+			  (unsigned long long)le64_to_cpu(rep.repaired));
+	pthread_mutex_lock(&s->lock);
+	s->stripes++;
+	s->stripes_bad += !!rep.mismatched;
+	pthread_mutex_unlock(&s->lock);
+}
+
 /* ds_chunk_fn: one chunk, piece by piece; non-zero stops the pass. */
 static int scrub_chunk(struct ds *ds, const struct aifs_chunk_id *id,
 		       void *buf)
@@ -169,6 +236,8 @@ static int scrub_chunk(struct ds *ds, const struct aifs_chunk_id *id,
 			  le32_to_cpu(id->index), le16_to_cpu(id->fragment),
 			  strerror(-n));
 	scrub_count(ds->scrub, bytes, n == -EIO);
+	if (!n && id->fragment)
+		scrub_stripe(ds, id);
 	return 0;
 }
 
@@ -186,6 +255,7 @@ static void scrub_pass(struct ds *ds, void *buf)
 	s->pass_start_ms = aifs_now_ms();
 	s->pass_bytes = 0;
 	bad_before = s->bad;
+	s->layout_ino = 0;	/* layouts change between passes */
 	pthread_mutex_unlock(&s->lock);
 	scrub_last_store(ds, now);
 	aifs_info("scrub: pass begins over %llu chunks at %d MiB/s",
@@ -291,7 +361,7 @@ static int ds_scrub_handler(struct aifs_request *req)
 	struct aifs_ds_scrub_rep rep;
 	struct aifs_ds_scrub_req r;
 	u64 resynced, failed;
-	int err, n;
+	int err;
 
 	err = aifs_decode_ds_scrub_req(req->payload, req->payload_len, &r,
 				       NULL);
@@ -321,16 +391,11 @@ static int ds_scrub_handler(struct aifs_request *req)
 		.bad = cpu_to_le64(s->bad),
 		.resynced = cpu_to_le64(resynced),
 		.resync_failed = cpu_to_le64(failed),
+		.stripes = cpu_to_le64(s->stripes),
+		.stripes_bad = cpu_to_le64(s->stripes_bad),
 	};
 	pthread_mutex_unlock(&s->lock);
-	req->reply = malloc(sizeof(rep));
-	if (!req->reply)
-		return -ENOMEM;
-	n = aifs_encode_ds_scrub_rep(req->reply, sizeof(rep), &rep, NULL);
-	if (n < 0)
-		return n;
-	req->reply_len = n;
-	return 0;
+	return ds_reply_fixed(req, &rep, sizeof(rep));
 }
 
 int ds_scrub_register(struct aifs_server *srv)

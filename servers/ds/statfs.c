@@ -34,14 +34,7 @@ static int ds_statfs(struct aifs_request *req)
 	err = ds_capacity(req->data, &rep);
 	if (err)
 		return err;
-	req->reply = malloc(sizeof(rep));
-	if (!req->reply)
-		return -ENOMEM;
-	err = aifs_encode_ds_statfs_rep(req->reply, sizeof(rep), &rep, NULL);
-	if (err < 0)
-		return err;
-	req->reply_len = err;
-	return 0;
+	return ds_reply_fixed(req, &rep, sizeof(rep));
 }
 
 int ds_statfs_register(struct aifs_server *srv)

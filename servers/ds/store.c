@@ -543,6 +543,8 @@ static bool ds_delete_match(const struct aifs_chunk_id *found, u64 ino,
 
 	if (le64_to_cpu(found->ino) != ino)
 		return false;
+	if ((flags & AIFS_DELETE_UNCODED) && found->fragment)
+		return false;
 	if (flags & AIFS_DELETE_INODE)
 		return true;
 	if (flags & AIFS_DELETE_FROM)
@@ -632,7 +634,8 @@ int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags,
 	ds_inode_dir(ds, ino, dir, sizeof(dir));
 	err = ds_dir_each(dir, ds_delete_one, &del);
 	/* Inode numbers are never reused: its truncations are over. */
-	if (!err && (flags & AIFS_DELETE_INODE)) {
+	if (!err && (flags & AIFS_DELETE_INODE) &&
+	    !(flags & AIFS_DELETE_UNCODED)) {
 		ds_inode_path(ds, ino, path, sizeof(path));
 		unlink(path);
 	}

@@ -528,16 +528,7 @@ static void sync_call_free(struct sync_call *s)
 static int ds_sync_reply(struct aifs_request *req,
 			 const struct aifs_chunk_sync_rep *rep)
 {
-	int n;
-
-	req->reply = malloc(sizeof(*rep));
-	if (!req->reply)
-		return -ENOMEM;
-	n = aifs_encode_chunk_sync_rep(req->reply, sizeof(*rep), rep, NULL);
-	if (n < 0)
-		return n;
-	req->reply_len = n;
-	return 0;
+	return ds_reply_fixed(req, rep, sizeof(*rep));
 }
 
 /* One range of a sync of this server's copies, as @r asks: @rep. */

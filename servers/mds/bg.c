@@ -68,6 +68,16 @@ bool mds_bg_wait(struct mds_bg *bg, unsigned int ms)
 	return stop;
 }
 
+bool mds_bg_stopping(struct mds_bg *bg)
+{
+	bool stop;
+
+	pthread_mutex_lock(&bg->lock);
+	stop = bg->stop;
+	pthread_mutex_unlock(&bg->lock);
+	return stop;
+}
+
 void mds_bg_stop(struct mds_bg *bg)
 {
 	pthread_mutex_lock(&bg->lock);

@@ -38,12 +38,15 @@
 #define DRAIN_URGENT_MS		20000	/* a waiting handler's job: at most */
 #define DRAIN_URGENT_PAUSE_MS	100	/* between its tries */
 
+/* mds_chunk_job.flags */
+#define CHUNKQ_ARCHIVED		(1U << 0)	/* the old layout of an archive */
+
 /* A job of the chunk queue: cut the chunks of @ino to @size bytes. */
 struct mds_chunk_job {
 	u64 ino;
 	u64 size;
 	u32 fence;		/* 0: the inode is gone, delete every chunk */
-	u32 reserved;
+	u32 flags;		/* CHUNKQ_* */
 	struct aifs_layout layout;
 };
 
@@ -92,6 +95,32 @@ int mds_chunks_free(struct mds_txn *t, const struct mds_inode *inode)
 
 	if (!inode->layout.target_count)
 		return 0;	/* never had a place to write to */
+	return chunks_queue(t, &job);
+}
+
+/*
+ * An archive switched @ino from the replicated layout @old: its servers
+ * turn away readers of @old, then drop the chunks (never the fragments
+ * beside them).
+ */
+int mds_chunks_archived(struct mds_txn *t, u64 ino,
+			const struct aifs_layout *old)
+{
+	struct mds_chunk_job job = {
+		.ino = ino,
+		.flags = CHUNKQ_ARCHIVED,
+		.layout = *old,
+	};
+
+	return chunks_queue(t, &job);
+}
+
+/* Every chunk of @ino on the servers of @layout: a file gone mid-archive. */
+int mds_chunks_dropped(struct mds_txn *t, u64 ino,
+		       const struct aifs_layout *layout)
+{
+	struct mds_chunk_job job = { .ino = ino, .layout = *layout };
+
 	return chunks_queue(t, &job);
 }
 
@@ -204,6 +233,27 @@ static bool job_holds(const struct aifs_layout *layout, unsigned int t,
 }
 
 /*
+ * An archive's old layout on one of its servers: fenced one generation
+ * up (readers of the old layout get EREMCHG) before its chunks go, so
+ * that no reader takes a deleted chunk for a hole.
+ */
+static int drain_archived(struct mds_drainer *d, struct aifs_conn *conn,
+			  const struct mds_chunk_job *job)
+{
+	struct aifs_layout fenced = job->layout;
+	struct aifs_chunk_id id = { .ino = cpu_to_le64(job->ino) };
+	struct aifs_chunk_sync_rep rep;
+	int err;
+
+	fenced.generation = cpu_to_le32(le32_to_cpu(fenced.generation) + 1);
+	err = mds_chunk_sync(d->bg.mds, conn, job->ino, &fenced, 0,
+			     AIFS_CHUNK_SYNC_FENCE, DRAIN_CALL_MS, &rep);
+	memcpy(id.fs_uuid, d->bg.mds->super.uuid, sizeof(id.fs_uuid));
+	return err ? err : aifs_chunk_delete(conn, &id, AIFS_DELETE_INODE |
+					     AIFS_DELETE_UNCODED, 0);
+}
+
+/*
  * The requests of @job for the data server that is target @t: the chunk
  * the size ends in is cut (if this server holds it), then every chunk
  * from the first wholly past the size goes.  The delete comes last: it
@@ -223,6 +273,8 @@ static int drain_job_calls(struct mds_drainer *d, struct aifs_conn *conn,
 	int err;
 
 	memcpy(id.fs_uuid, d->bg.mds->super.uuid, sizeof(id.fs_uuid));
+	if (job->flags & CHUNKQ_ARCHIVED)
+		return drain_archived(d, conn, job);
 	if (!job->fence)
 		return aifs_chunk_delete(conn, &id, AIFS_DELETE_INODE, 0);
 	if (!ec && job->size % chunk &&

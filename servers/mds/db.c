@@ -29,6 +29,7 @@ static const char *const mds_db_names[MDS_NR_DBS] = {
 	[MDS_DB_DSMAP] = "dsmap",
 	[MDS_DB_REPLIES] = "replies",
 	[MDS_DB_REPLY_AGE] = "reply_age",
+	[MDS_DB_ARCHIVE] = "archive",
 };
 
 /* Tables keyed by a native integer. */
@@ -38,6 +39,7 @@ static const unsigned int mds_db_flags[MDS_NR_DBS] = {
 	[MDS_DB_ORPHANS] = MDB_INTEGERKEY,
 	[MDS_DB_CHUNKQ] = MDB_INTEGERKEY,
 	[MDS_DB_DSMAP] = MDB_INTEGERKEY,
+	[MDS_DB_ARCHIVE] = MDB_INTEGERKEY,
 };
 
 #define MDS_SUPER_KEY	"super"

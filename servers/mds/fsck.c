@@ -95,16 +95,6 @@ static const char *const fsck_kind_names[AIFS_FSCK_KINDS] = {
 	[AIFS_FSCK_OTHER] = "other",
 };
 
-static bool fsck_stopping(struct mds_fsck *f)
-{
-	bool stop;
-
-	pthread_mutex_lock(&f->bg.lock);
-	stop = f->bg.stop;
-	pthread_mutex_unlock(&f->bg.lock);
-	return stop;
-}
-
 /* A problem of @kind, in words: counted, and kept while there is room. */
 static void fsck_report(struct mds_fsck *f, enum aifs_fsck_kind kind,
 			const char *fmt, ...)
@@ -249,6 +239,8 @@ static const char *orphan_reason(struct mds_txn *t, u64 ino, u32 id,
 		return NULL;
 	if (!S_ISREG(inode.mode))
 		return "not a file";
+	if (mds_archiving(t, ino))
+		return NULL;	/* fragments of the layout to come */
 	if (!mds_layout_names(&inode.layout, id))
 		return "the file's layout does not name the server";
 	return NULL;
@@ -356,7 +348,7 @@ static int fsck_server(struct mds_fsck *f, u32 id)
 		req.after = rep.after;
 		req.dir = rep.dir;
 	} while (!err && rep.dir != cpu_to_le32(AIFS_DS_INODES_END) &&
-		 !fsck_stopping(f));
+		 !mds_bg_stopping(&f->bg));
 	return err;
 }
 
@@ -383,7 +375,7 @@ static int fsck_servers(struct mds_fsck *f)
 		f->tally.servers += checked;
 		f->tally.skipped += !checked;
 		pthread_mutex_unlock(&f->bg.lock);
-		if (fsck_stopping(f))
+		if (mds_bg_stopping(&f->bg))
 			return -EINTR;
 	}
 	return 0;
@@ -650,7 +642,7 @@ static int fsck_files(struct mds_fsck *f)
 
 	if (!scan)
 		return -ENOMEM;
-	while (cursor != UINT64_MAX && n >= 0 && !fsck_stopping(f)) {
+	while (cursor != UINT64_MAX && n >= 0 && !mds_bg_stopping(&f->bg)) {
 		scan->n = 0;
 		n = mds_inode_scan(f->bg.mds, &cursor, FSCK_LOOK, FSCK_FILES,
 				   fsck_wants, scan);
@@ -658,7 +650,7 @@ static int fsck_files(struct mds_fsck *f)
 			fsck_file(f, &scan->files[i]);
 	}
 	free(scan);
-	return n < 0 ? n : fsck_stopping(f) ? -EINTR : 0;
+	return n < 0 ? n : mds_bg_stopping(&f->bg) ? -EINTR : 0;
 }
 
 /* ---- the pass, the thread, the handler ---- */

@@ -346,6 +346,8 @@ static int apply_setattr(struct mds_txn *t, struct mds_op *op)
 	if (!err && (valid & AIFS_SETATTR_KILL_SUID))
 		err = setattr_kill_suid(t, &cred, &inode,
 					le64_to_cpu(in.handle));
+	if (!err && (valid & AIFS_SETATTR_SIZE) && mds_archiving(t, inode.ino))
+		err = -EBUSY;	/* an archive reads the chunks */
 	if (!err && (valid & (AIFS_SETATTR_SIZE | AIFS_SETATTR_SIZE_GROW)))
 		err = setattr_size(t, &cred, &inode, le64_to_cpu(in.handle),
 				   le64_to_cpu(in.size), valid);

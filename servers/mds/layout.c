@@ -126,6 +126,9 @@ static int layout_set(struct mds_txn *t, const struct aifs_layout_set_req *in,
 	mds_cred_from_wire(&cred, &in->cred);
 	if (!mds_is_owner(&cred, inode))
 		return -EPERM;
+	if ((le32_to_cpu(in->flags) & AIFS_LAYOUT_SET_ARCHIVE) &&
+	    S_ISREG(inode->mode) && inode->size)
+		return mds_archive_begin(t, inode, &layout);
 	if (S_ISREG(inode->mode) && inode->size)
 		return -ENOTEMPTY;
 	if (!S_ISREG(inode->mode) && !S_ISDIR(inode->mode))

@@ -175,12 +175,15 @@ static int mds_serve(struct mds *mds)
 	if (!err)
 		err = mds_fsck_start(mds);
 	if (!err)
+		err = mds_archive_start(mds);
+	if (!err)
 		err = mds_register_handlers(mds);
 	if (!err) {
 		mds_log_uuid(mds, "serving");
 		err = aifs_server_run(mds->srv);
 	}
 	aifs_server_destroy(mds->srv);
+	mds_archive_stop(mds);
 	mds_fsck_stop(mds);
 	mds_recovery_stop(mds);
 	mds_drain_stop(mds);

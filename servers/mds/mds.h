@@ -53,6 +53,7 @@ enum mds_dbi {
 	MDS_DB_DSMAP,		/* DS id -> struct aifs_ds_info */
 	MDS_DB_REPLIES,		/* struct mds_reply_key -> cached reply */
 	MDS_DB_REPLY_AGE,	/* (time, struct mds_reply_key) -> nothing */
+	MDS_DB_ARCHIVE,		/* ino -> struct mds_archive_rec (archive.c) */
 	MDS_NR_DBS,
 };
 
@@ -86,6 +87,7 @@ struct mds {
 	bool chunkq_queued;		/* the batch queued chunk jobs */
 	struct mds_recovery *recovery;
 	struct mds_fsck *fsck;
+	struct mds_archiver *archiver;
 };
 
 /* A transaction and the time of the operations it carries. */
@@ -268,6 +270,7 @@ int mds_handle_removexattr(struct aifs_request *req);
 int mds_opens_create(struct mds *mds);
 void mds_opens_destroy(struct mds *mds);
 bool mds_opens_busy(struct mds *mds, u64 ino);
+bool mds_opens_writing(struct mds *mds, u64 ino);
 bool mds_opens_writable(struct mds *mds, u64 handle, u64 ino);
 void mds_opens_truncated(struct mds *mds, u64 handle, u64 ino);
 int mds_open_inode(struct mds_txn *t, const struct aifs_request *req,
@@ -318,6 +321,8 @@ int mds_bg_start(struct mds_bg *bg, struct mds *mds, void *(*fn)(void *),
 void mds_bg_kick(struct mds_bg *bg);
 /* Wait for a kick or @ms; true once stopping. */
 bool mds_bg_wait(struct mds_bg *bg, unsigned int ms);
+/* Whether the thread is to end, for a long round to look now and then. */
+bool mds_bg_stopping(struct mds_bg *bg);
 /* Stop and join the thread, and free what mds_bg_start() made. */
 void mds_bg_stop(struct mds_bg *bg);
 
@@ -385,6 +390,10 @@ int mds_dsconn_connect(struct mds_bg *bg, struct mds_dsconn *c,
 
 int mds_chunks_free(struct mds_txn *t, const struct mds_inode *inode);
 int mds_chunks_cut(struct mds_txn *t, struct mds_inode *inode, u64 size);
+int mds_chunks_archived(struct mds_txn *t, u64 ino,
+			const struct aifs_layout *old);
+int mds_chunks_dropped(struct mds_txn *t, u64 ino,
+		       const struct aifs_layout *layout);
 struct mds_u64s;
 int mds_chunkq_inos(struct mds_txn *t, struct mds_u64s *inos);
 void mds_drain_kick(struct mds *mds);
@@ -565,5 +574,13 @@ int mds_handle_fsck(struct aifs_request *req);
 void mds_fsck_retired_back(struct mds *mds, u32 id);
 /* Apply @fix if still due: 0 done, -ESTALE things changed, -errno. */
 int mds_fix_apply(struct mds *mds, const struct mds_fix *fix);
+
+/* ---- archive.c: replicated files converted to EC on the servers ---- */
+
+int mds_archive_begin(struct mds_txn *t, const struct mds_inode *inode,
+		      const struct aifs_layout *want);
+bool mds_archiving(struct mds_txn *t, u64 ino);
+int mds_archive_start(struct mds *mds);
+void mds_archive_stop(struct mds *mds);
 
 #endif /* AIFS_MDS_H */

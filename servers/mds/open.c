@@ -41,6 +41,7 @@ struct mds_client {
 struct mds_open_count {
 	u64 ino;		/* first: the key of the tree */
 	u32 count;
+	u32 writers;		/* opens for writing */
 	u64 truncs;		/* truncations while open */
 };
 
@@ -97,6 +98,18 @@ bool mds_opens_busy(struct mds *mds, u64 ino)
 	return opens_count(mds->opens, ino) != NULL;
 }
 
+static bool open_flags_write(u32 flags)
+{
+	return (flags & AIFS_OPEN_ACCMODE) != AIFS_OPEN_RDONLY;
+}
+
+bool mds_opens_writing(struct mds *mds, u64 ino)
+{
+	struct mds_open_count *count = opens_count(mds->opens, ino);
+
+	return count && count->writers;
+}
+
 static struct mds_open *opens_find(struct mds_opens *o, u64 handle, u64 ino)
 {
 	void **node = tfind(&handle, &o->by_handle, opens_cmp);
@@ -109,7 +122,7 @@ bool mds_opens_writable(struct mds *mds, u64 handle, u64 ino)
 {
 	struct mds_open *open = opens_find(mds->opens, handle, ino);
 
-	return open && (open->flags & AIFS_OPEN_ACCMODE) != AIFS_OPEN_RDONLY;
+	return open && open_flags_write(open->flags);
 }
 
 /*
@@ -157,6 +170,7 @@ static int opens_add(struct mds_opens *o, const struct aifs_request *req,
 		return -ENOMEM;
 	}
 	count->count++;
+	count->writers += open_flags_write(flags);
 	*handle = open->handle;
 	return 0;
 }
@@ -169,6 +183,7 @@ static bool opens_del(struct mds_opens *o, struct mds_open *open)
 	tdelete(open, &o->by_handle, opens_cmp);
 	if (open->detached)
 		o->detached--;
+	count->writers -= open_flags_write(open->flags);
 	free(open);
 	if (--count->count)
 		return false;
@@ -228,6 +243,9 @@ int mds_open_inode(struct mds_txn *t, const struct aifs_request *req,
 	if (!S_ISREG(inode->mode))
 		return -EINVAL;
 	err = cred ? mds_permission(t, cred, inode, mask) : 0;
+	/* an archive reads the chunks: they must hold still */
+	if (!err && (mask & MDS_MAY_WRITE) && mds_archiving(t, inode->ino))
+		err = -EBUSY;
 	if (!err && (mask & MDS_MAY_WRITE))
 		err = mds_layout_assign(t, &inode->layout);
 	if (!err && (flags & AIFS_OPEN_TRUNC) && inode->size) {

@@ -354,7 +354,7 @@ int ds_frag_read(struct ds_proc *p, u16 op, u64 ino, u32 stripe, u32 frag,
 	};
 
 	ds_chunk_id(&chunk.id, ino, stripe);
-	chunk.id.fragment = cpu_to_le16(frag);
+	chunk.id.fragment = cpu_to_le16(AIFS_EC_FRAGMENT(frag));
 	ec.id = chunk.id;
 	if (g)
 		ec.group = *g;

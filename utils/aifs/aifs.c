@@ -39,6 +39,11 @@ void cli_usage(FILE *out)
 		"                        change it (a directory: for what is made in\n"
 		"                        it; a file: while it is empty): ec=K+M,\n"
 		"                        replicas=N, chunk=SIZE (e.g. 256K), stripes=N\n"
+		"  archive [--no-wait] ec=K+M [stripes=N] PATH...\n"
+		"                        convert replicated files (a directory: every\n"
+		"                        file under it) to ec=K+M on the servers, and\n"
+		"                        wait until each is done; a file must not be\n"
+		"                        open for writing meanwhile\n"
 		"\n"
 		"  -s SECRET_FILE        the cluster secret (default %s)\n",
 		AIFS_SECRET_PATH);
@@ -141,6 +146,9 @@ static void print_scrub(const struct aifs_ds_scrub_rep *r)
 	       (unsigned long long)le64_to_cpu(r->resynced));
 	printf("resync_failed: %llu\n",
 	       (unsigned long long)le64_to_cpu(r->resync_failed));
+	printf("stripes: %llu\n", (unsigned long long)le64_to_cpu(r->stripes));
+	printf("stripes_bad: %llu\n",
+	       (unsigned long long)le64_to_cpu(r->stripes_bad));
 }
 
 /* scrub HOST:PORT [start] */
@@ -362,6 +370,7 @@ static const struct {
 	{ "recovery", cmd_recovery },
 	{ "getlayout", cmd_getlayout },
 	{ "setlayout", cmd_setlayout },
+	{ "archive", cmd_archive },
 };
 
 int main(int argc, char **argv)

@@ -19,7 +19,7 @@
 /* Fragments of at most a client's write (1 MiB) per stripe, when not said. */
 #define EC_STRIPE_TARGET	(1U << 20)
 
-static int layout_read(const char *path, struct aifs_layout *l)
+int cli_layout_read(const char *path, struct aifs_layout *l)
 {
 	ssize_t n = getxattr(path, AIFS_LAYOUT_XATTR, l, sizeof(*l));
 
@@ -72,7 +72,7 @@ int cmd_getlayout(struct aifs_cli *cli, int argc, char **argv)
 		cli_usage(stderr);
 		return 2;
 	}
-	if (layout_read(argv[1], &l))
+	if (cli_layout_read(argv[1], &l))
 		return 1;
 	if (l.type == AIFS_LAYOUT_EC)
 		printf("ec=%u+%u", l.ec_k, l.ec_m);
@@ -103,7 +103,7 @@ static u32 ec_default_chunk(unsigned int k)
 }
 
 /* One KEY=VALUE of setlayout into @l; -1 on what it cannot take. */
-static int layout_arg(struct aifs_layout *l, const char *arg, bool *chunk_set)
+int cli_layout_arg(struct aifs_layout *l, const char *arg, bool *chunk_set)
 {
 	unsigned int k, m, n;
 	char end;
@@ -130,7 +130,7 @@ static int layout_arg(struct aifs_layout *l, const char *arg, bool *chunk_set)
 		*chunk_set = true;
 		return 0;
 	}
-	fprintf(stderr, "aifs: setlayout: '%s' is none of ec=K+M, replicas=N, chunk=SIZE, stripes=N\n",
+	fprintf(stderr, "aifs: '%s' is none of ec=K+M, replicas=N, chunk=SIZE, stripes=N\n",
 		arg);
 	return -1;
 }
@@ -151,11 +151,11 @@ int cmd_setlayout(struct aifs_cli *cli, int argc, char **argv)
 		cli_usage(stderr);
 		return 2;
 	}
-	if (layout_read(argv[1], &l))
+	if (cli_layout_read(argv[1], &l))
 		return 1;
 	was_ec = l.type == AIFS_LAYOUT_EC;
 	for (i = 2; i < argc; i++)
-		if (layout_arg(&l, argv[i], &chunk_set))
+		if (cli_layout_arg(&l, argv[i], &chunk_set))
 			return 2;
 	if (l.type == AIFS_LAYOUT_EC && !was_ec) {
 		if (!chunk_set && l.ec_k)

@@ -556,19 +556,35 @@ int aifs_layout_get(struct aifs_conn *conn, const struct aifs_cred *cred,
 	return ops_ino(conn, &m, cred, ino);
 }
 
-int aifs_layout_set(struct aifs_conn *conn, const struct aifs_cred *cred,
-		    u64 ino, const struct aifs_layout *want,
-		    struct aifs_layout *layout)
+static int ops_layout_set(struct aifs_conn *conn, const struct aifs_cred *cred,
+			  u64 ino, const struct aifs_layout *want, u32 flags,
+			  struct aifs_layout *layout)
 {
 	struct aifs_layout_set_req req = {
 		.cred = *cred,
 		.ino = cpu_to_le64(ino),
 		.layout = *want,
+		.flags = cpu_to_le32(flags),
 	};
 	struct ops_msg m = OPS_REP(AIFS_OP_LAYOUT_SET, layout);
 
 	OPS_REQ(&m, req);
 	return ops_call(conn, &m);
+}
+
+int aifs_layout_set(struct aifs_conn *conn, const struct aifs_cred *cred,
+		    u64 ino, const struct aifs_layout *want,
+		    struct aifs_layout *layout)
+{
+	return ops_layout_set(conn, cred, ino, want, 0, layout);
+}
+
+int aifs_layout_archive(struct aifs_conn *conn, const struct aifs_cred *cred,
+			u64 ino, const struct aifs_layout *want,
+			struct aifs_layout *layout)
+{
+	return ops_layout_set(conn, cred, ino, want, AIFS_LAYOUT_SET_ARCHIVE,
+			      layout);
 }
 
 /* ---- cluster map ---- */

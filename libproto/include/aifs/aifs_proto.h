@@ -30,8 +30,10 @@
  *      AIFS_IO_ZERO (a CHUNK_WRITE of zeros with no data: hole punching);
  *      FAIL_SET (fault injection), DS_SCRUB, CHUNK_LIST, CHUNK_SYNC,
  *      DS_INODES, MDS_FSCK, RECOVERY_GET, EC_WRITE, EC_READ,
- *      FRAG_READ, FRAG_WRITE,
+ *      FRAG_READ, FRAG_WRITE, EC_ARCHIVE, EC_VERIFY,
  *      CHUNK_WRITE's @ahead and @layout_gen, CHUNK_SYNC's @flags,
+ *      CHUNK_READ's @layout_gen, LAYOUT_SET's @flags, AIFS_DELETE_ONE,
+ *      EC fragments numbered from 1 (AIFS_EC_FRAGMENT),
  *      AIFS_DS_SYNCING, and DS_REGISTER's reply got @grace_ms.
  */
 #ifndef AIFS_PROTO_H
@@ -229,6 +231,8 @@ enum aifs_opcode {
 	AIFS_OP_EC_READ		= 76,	/* client -> DS: a fragment, decoded */
 	AIFS_OP_FRAG_READ	= 77,	/* leader -> DS: CHUNK_READ of a fragment */
 	AIFS_OP_FRAG_WRITE	= 78,	/* leader -> DS: a fragment's new bytes */
+	AIFS_OP_EC_ARCHIVE	= 79,	/* MDS -> DS: a stripe from the chunks */
+	AIFS_OP_EC_VERIFY	= 80,	/* DS -> DS: a stripe's parity checked */
 };
 
 /* Who is connecting, in HELLO. */
@@ -446,6 +450,12 @@ struct aifs_layout {
  * layout (a struct aifs_layout) and takes a new one (LAYOUT_SET).
  */
 #define AIFS_LAYOUT_XATTR	"aifs.layout"
+/*
+ * The name under which a mounted client takes an archive of a file to a
+ * layout (a struct aifs_layout, EC): LAYOUT_SET with
+ * AIFS_LAYOUT_SET_ARCHIVE.  Write only.
+ */
+#define AIFS_ARCHIVE_XATTR	"aifs.archive"
 
 /**
  * struct aifs_chunk_id - names one chunk (or EC fragment) on a data server
@@ -453,7 +463,9 @@ struct aifs_layout {
  *            another file system (EXDEV)
  * @ino:      inode number of the file
  * @index:    chunk index (replicas: offset / chunk_size; EC: the stripe)
- * @fragment: EC fragment, 0..k+m-1; 0 for replicated chunks
+ * @fragment: 0 for replicated chunks; EC fragment f (0..k+m-1) of the
+ *            stripe is AIFS_EC_FRAGMENT(f), so that a file being archived
+ *            has its fragments and its chunks side by side on a server
  * @reserved: zero
  */
 struct aifs_chunk_id {
@@ -465,6 +477,8 @@ struct aifs_chunk_id {
 };
 
 #define AIFS_CHUNK_ID_SIZE	32
+
+#define AIFS_EC_FRAGMENT(f)	((f) + 1)
 
 /* aifs_addr.family */
 #define AIFS_AF_INET		4
@@ -828,20 +842,35 @@ struct aifs_close_req {
 
 #define AIFS_CLOSE_REQ_SIZE	128
 
+/*
+ * LAYOUT_SET of a regular file with data: convert it on the servers to
+ * @layout, an EC one (Documentation/erasure-coding.md, "Archive").
+ */
+#define AIFS_LAYOUT_SET_ARCHIVE	(1U << 0)
+#define AIFS_LAYOUT_SET_KNOWN	0x1U
+
 /**
  * struct aifs_layout_set_req - LAYOUT_SET
  * @cred:   caller (owner or CAP_SYS_ADMIN-equivalent root)
  * @ino:    a directory (sets its default layout for new files) or an empty
- *          regular file (sets its own layout)
+ *          regular file (sets its own layout); with AIFS_LAYOUT_SET_ARCHIVE
+ *          a replicated file, which must not be open for writing (EBUSY)
  * @layout: the wanted layout; target_count 0 lets the MDS choose targets
+ * @flags:  AIFS_LAYOUT_SET_*
+ * @reserved: zero
+ *
+ * Reply: the layout in force: with ARCHIVE the file's old one, until the
+ * MDS has written every stripe and switched the file over.
  */
 struct aifs_layout_set_req {
 	struct aifs_cred cred;
 	__le64 ino;
 	struct aifs_layout layout;
+	__le32 flags;
+	__le32 reserved;
 };
 
-#define AIFS_LAYOUT_SET_REQ_SIZE 360
+#define AIFS_LAYOUT_SET_REQ_SIZE 368
 
 /* ------------------------------------------------------------------ */
 /* Namespace replies                                                   */
@@ -1182,7 +1211,11 @@ struct aifs_ds_heartbeat_rep {
  *            AIFS_CHUNK_SIZE_MAX
  * @flags:    AIFS_IO_RDMA (the server RDMA-WRITEs into @rdma instead of
  *            sending data in the reply)
- * @reserved: zero
+ * @layout_gen: the generation of the layout the client read with: a server
+ *            that heard of a newer one for the inode (an archive moved the
+ *            file, a rebuild its group) answers EREMCHG, and the client
+ *            fetches the layout again; 0 (data servers among themselves):
+ *            not looked at
  * @rdma:     with AIFS_IO_RDMA: where the data goes (@rdma.len >= @length)
  */
 struct aifs_chunk_read_req {
@@ -1191,7 +1224,7 @@ struct aifs_chunk_read_req {
 	__le32 offset;
 	__le32 length;
 	__le32 flags;
-	__le32 reserved;
+	__le32 layout_gen;
 	struct aifs_rdma_seg rdma;
 };
 
@@ -1292,7 +1325,13 @@ struct aifs_chunk_truncate_req {
 /* aifs_chunk_delete_req.flags */
 #define AIFS_DELETE_INODE	(1U << 0)	/* every chunk of id.ino */
 #define AIFS_DELETE_FROM	(1U << 1)	/* chunks with index >= id.index */
-#define AIFS_DELETE_KNOWN	0x3U
+/*
+ * With INODE: only the replicated chunks (fragment 0), which an archive
+ * leaves beside the file's EC fragments; the inode's record (its layout
+ * generation, which turns away readers of the old layout) stays.
+ */
+#define AIFS_DELETE_UNCODED	(1U << 2)
+#define AIFS_DELETE_KNOWN	0x7U
 
 /**
  * struct aifs_chunk_delete_req - CHUNK_DELETE (MDS -> DS); empty reply
@@ -1374,6 +1413,9 @@ struct aifs_ds_scrub_req {
  * @bad:           damaged chunks scrub found since the server started
  * @resynced:      chunks made whole from a peer (repairs and catch-ups)
  * @resync_failed: chunks no peer could make whole (left stale)
+ * @stripes:       EC stripes whose parity scrub compared with their data
+ *                 (each by the server of its first parity fragment)
+ * @stripes_bad:   of them, with parity that did not match: rewritten
  */
 struct aifs_ds_scrub_rep {
 	__le32 running;
@@ -1388,9 +1430,11 @@ struct aifs_ds_scrub_rep {
 	__le64 bad;
 	__le64 resynced;
 	__le64 resync_failed;
+	__le64 stripes;
+	__le64 stripes_bad;
 };
 
-#define AIFS_DS_SCRUB_REP_SIZE	88
+#define AIFS_DS_SCRUB_REP_SIZE	104
 
 /* Entries of a CHUNK_LIST reply, and chunks of a CHUNK_SYNC, at most */
 #define AIFS_CHUNK_LIST_MAX	1024
@@ -1600,9 +1644,9 @@ struct aifs_ec_write_req {
 
 /**
  * struct aifs_ec_read_req - EC_READ (client -> a member of the stripe)
- * @id:       the fragment wanted (index: the stripe; fragment < @group.k
- *            + @group.m: a data fragment for a reader, any for a member
- *            rebuilding its own)
+ * @id:       the fragment wanted (index: the stripe; fragment
+ *            AIFS_EC_FRAGMENT(f), f < @group.k + @group.m: a data fragment
+ *            for a reader, any for a member rebuilding its own)
  * @offset:   byte offset within the fragment
  * @length:   bytes wanted, 1..AIFS_MAX_IO, within the fragment
  * @flags:    AIFS_IO_RDMA, as CHUNK_READ
@@ -1627,6 +1671,74 @@ struct aifs_ec_read_req {
 };
 
 #define AIFS_EC_READ_REQ_SIZE	264
+
+/**
+ * struct aifs_ec_archive_req - EC_ARCHIVE (MDS -> a member of the stripe)
+ * @id:         the stripe (@id.index; @id.fragment 0)
+ * @size:       the file's size: its bytes past it are zeros
+ * @layout_gen: the generation the EC layout will have
+ * @reserved:   zero
+ * @group:      the stripe's servers in the EC layout
+ * @source:     the file's layout now: replicated, of @group.chunk_size
+ *
+ * The server reads the stripe's data from the file's chunks (the first
+ * member of each chunk's group that serves it), encodes it and writes
+ * every fragment, durably, under the stripe's lock; a member it could not
+ * write fails the stripe (EAGAIN): an archive never leaves a stripe short.
+ * Reply: aifs_chunk_rep (the stripe's version, the bytes of data).
+ */
+struct aifs_ec_archive_req {
+	struct aifs_chunk_id id;
+	__le64 size;
+	__le32 layout_gen;
+	__le32 reserved;
+	struct aifs_ec_group group;
+	struct aifs_layout source;
+};
+
+#define AIFS_EC_ARCHIVE_REQ_SIZE 520
+
+/* EC_VERIFY flags */
+#define AIFS_EC_VERIFY_REPAIR	(1U << 0)	/* parity rewritten from data */
+#define AIFS_EC_VERIFY_KNOWN	0x1U
+
+/**
+ * struct aifs_ec_verify_req - EC_VERIFY (a data server's scrub -> a member
+ *                             of the stripe, its leader if it answers)
+ * @id:       the stripe (@id.index; @id.fragment 0)
+ * @flags:    AIFS_EC_VERIFY_*
+ * @reserved: zero
+ * @group:    the stripe's servers
+ *
+ * Under the stripe's lock (exclusive with REPAIR), every fragment is read
+ * a slice at a time, the parity encoded again from the data and compared
+ * with the stored parity; with REPAIR parity that differs is rewritten.
+ * Columns where a fragment cannot be read are not compared (@skipped).
+ */
+struct aifs_ec_verify_req {
+	struct aifs_chunk_id id;
+	__le32 flags;
+	__le32 reserved;
+	struct aifs_ec_group group;
+};
+
+#define AIFS_EC_VERIFY_REQ_SIZE	240
+
+/**
+ * struct aifs_ec_verify_rep - EC_VERIFY
+ * @checked:    bytes of each fragment compared
+ * @mismatched: bytes of parity that did not match the data's code
+ * @repaired:   of them, rewritten (AIFS_EC_VERIFY_REPAIR)
+ * @skipped:    bytes of each fragment not compared: one could not be read
+ */
+struct aifs_ec_verify_rep {
+	__le64 checked;
+	__le64 mismatched;
+	__le64 repaired;
+	__le64 skipped;
+};
+
+#define AIFS_EC_VERIFY_REP_SIZE	32
 
 /* MDS_FSCK flags */
 #define AIFS_FSCK_START		(1U << 0)	/* begin a pass, unless one runs */

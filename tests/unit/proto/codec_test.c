@@ -7,7 +7,7 @@
 #include "samples.h"
 #include "test.h"
 
-#define NR_KNOWN_OPS	45
+#define NR_KNOWN_OPS	47
 
 static u8 *buf, *buf2;
 static union {
@@ -218,7 +218,21 @@ static void test_ec_checks(void)
 		     (m->group.k = 32, m->group.m = 1,
 		      m->group.chunk_size = cpu_to_le32(64 << 20)), -EINVAL);
 	EXPECT_FIXED(AIFS_OP_EC_READ, false, struct aifs_ec_read_req,
-		     m->id.fragment = cpu_to_le16(6), -EINVAL);
+		     m->id.fragment = cpu_to_le16(AIFS_EC_FRAGMENT(6)), -EINVAL);
+	EXPECT_FIXED(AIFS_OP_EC_READ, false, struct aifs_ec_read_req,
+		     m->id.fragment = 0, -EINVAL);
+	EXPECT_FIXED(AIFS_OP_EC_ARCHIVE, false, struct aifs_ec_archive_req,
+		     m->source.type = AIFS_LAYOUT_EC, -EINVAL);
+	EXPECT_FIXED(AIFS_OP_EC_ARCHIVE, false, struct aifs_ec_archive_req,
+		     m->source.chunk_size = cpu_to_le32(1 << 20), -EINVAL);
+	EXPECT_FIXED(AIFS_OP_EC_ARCHIVE, false, struct aifs_ec_archive_req,
+		     m->source.target_count = 0, -EINVAL);
+	EXPECT_FIXED(AIFS_OP_EC_ARCHIVE, false, struct aifs_ec_archive_req,
+		     m->id.fragment = cpu_to_le16(1), -EINVAL);
+	EXPECT_FIXED(AIFS_OP_EC_VERIFY, false, struct aifs_ec_verify_req,
+		     m->flags = cpu_to_le32(2), -EINVAL);
+	EXPECT_FIXED(AIFS_OP_EC_VERIFY, false, struct aifs_ec_verify_req,
+		     m->group.ahead = cpu_to_le16(1), -EINVAL);
 	EXPECT_FIXED(AIFS_OP_EC_READ, false, struct aifs_ec_read_req,
 		     m->group.ahead = cpu_to_le16(1), -EINVAL);
 	EXPECT_FIXED(AIFS_OP_EC_READ, false, struct aifs_ec_read_req,
@@ -394,7 +408,11 @@ static void test_fixed_checks(void)
 	EXPECT_FIXED(AIFS_OP_CHUNK_DELETE, false, struct aifs_chunk_delete_req,
 		     m->flags = cpu_to_le32(AIFS_DELETE_KNOWN), -EINVAL);
 	EXPECT_FIXED(AIFS_OP_CHUNK_DELETE, false, struct aifs_chunk_delete_req,
-		     m->flags = cpu_to_le32(4), -EINVAL);
+		     m->flags = cpu_to_le32(AIFS_DELETE_UNCODED), -EINVAL);
+	EXPECT_FIXED(AIFS_OP_CHUNK_DELETE, false, struct aifs_chunk_delete_req,
+		     m->flags = cpu_to_le32(8), -EINVAL);
+	EXPECT_FIXED(AIFS_OP_LAYOUT_SET, false, struct aifs_layout_set_req,
+		     m->flags = cpu_to_le32(2), -EINVAL);
 	EXPECT_FIXED(AIFS_OP_CHUNK_CHECKSUM, false,
 		     struct aifs_chunk_checksum_req,
 		     m->nr_blocks = 0, -EINVAL);

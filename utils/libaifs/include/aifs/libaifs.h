@@ -343,6 +343,14 @@ int aifs_layout_get(struct aifs_conn *conn, const struct aifs_cred *cred,
 int aifs_layout_set(struct aifs_conn *conn, const struct aifs_cred *cred,
 		    u64 ino, const struct aifs_layout *want,
 		    struct aifs_layout *layout);
+/*
+ * Begin converting a replicated file to the EC layout @want on the
+ * servers (LAYOUT_SET with AIFS_LAYOUT_SET_ARCHIVE); @layout gets the
+ * layout in force, the old one until the archive is done.
+ */
+int aifs_layout_archive(struct aifs_conn *conn, const struct aifs_cred *cred,
+			u64 ino, const struct aifs_layout *want,
+			struct aifs_layout *layout);
 
 /* Cluster map (-> MDS). */
 
