@@ -6,7 +6,8 @@
  * the archive begins: no stripe can be written whole, so the archive
  * waits, and meanwhile the file is still replicated and readable from
  * its other copy, nobody may open it for writing or truncate it (EBUSY),
- * and a second archive of it is no new one.  Back, the archive goes on
+ * and a second archive of it is no new one; so again after the MDS
+ * restarts.  Back, the archive goes on
  * by itself: the file's layout becomes ec=4+2 one generation up, every
  * fragment holds the file's bytes (data) or their code (parity), the
  * old chunks go while the fragments beside them stay, and a reader of
@@ -356,6 +357,9 @@ int main(void)
 	      "archive begun: %d, layout type %u", err, l.type);
 	test_sleep_ms(3 * GRACE_MS);
 	CHECK(!archived(&l), "archived with a member dead");
+	check_waiting(&old, &want, le32_to_cpu(old.targets[1]));
+	/* the record outlives the MDS: the archive goes on after it */
+	cluster_mds_restart();
 	check_waiting(&old, &want, le32_to_cpu(old.targets[1]));
 	ds_start(primary);
 	CHECK(cluster_wait(archived, &l, WAIT_MS), "archive never done");

@@ -20,12 +20,12 @@ expect()
 		status=1
 	fi
 }
-expect 'PASS: harness-selftest/01-pass$'
+expect 'PASS: harness-selftest/01-pass \([0-9]+ s\)$'
 expect 'FAIL: harness-selftest/02-fail \(exit 1\)'
 expect 'FAIL: harness-selftest/03-warn \(kernel log: .*WARNING'
 expect 'FAIL: harness-selftest/04-timeout \(timed out'
 expect 'SKIP: harness-selftest/05-skip \(needs something this guest lacks\)'
-expect 'PASS: harness-selftest/06-busy$'
+expect 'PASS: harness-selftest/06-busy \([0-9]+ s\)$'
 expect 'FAIL: harness-selftest/unload \(FAILED to unload aifs'
 [ "$(grep -c '^\(PASS\|FAIL\|SKIP\): ' <<<"$out")" -eq 7 ] || {
 	echo "expected exactly 7 results"
