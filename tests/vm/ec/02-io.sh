@@ -2,7 +2,7 @@
 # stripe) and ec=3+2 (64 KiB, a stripe that is no power of two): whole
 # files of odd sizes read back with their sha256 from a cold cache,
 # buffered and O_DIRECT; random writes, truncations and holes against a
-# shadow file; aifs-fsx in buffered and direct mode (1,500 ops each, for
+# shadow file; aifs-fsx in buffered and direct mode (1,000 ops each, for
 # CI's time; AIFS_FSX_OPS sets more); a truncation down and up again
 # reads zeros where the data was.
 . "$AIFS_TOP/tests/vm/lib.sh"
@@ -52,9 +52,9 @@ for d in ec42 ec32; do
 		wc -c)" 0 "$d: zeros past a truncation after growing"
 done
 
-AIFS_FSX_OPS=${AIFS_FSX_OPS:-1500} run_fsx buffered 21 /mnt/a/ec42/fsx-buffered &
+AIFS_FSX_OPS=${AIFS_FSX_OPS:-1000} run_fsx buffered 21 /mnt/a/ec42/fsx-buffered &
 buffered=$!
-AIFS_FSX_OPS=${AIFS_FSX_OPS:-1500} run_fsx direct 22 /mnt/a/ec32/fsx-direct &
+AIFS_FSX_OPS=${AIFS_FSX_OPS:-1000} run_fsx direct 22 /mnt/a/ec32/fsx-direct &
 direct=$!
 wait "$buffered" || fail "aifs-fsx buffered on ec=4+2"
 wait "$direct" || fail "aifs-fsx direct on ec=3+2"
