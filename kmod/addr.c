@@ -131,7 +131,7 @@ struct aifs_read_req {
  * Unlock the folios of [pos, pos + len) of @mapping, which the caller
  * locked; uptodate first if @uptodate, and marked as readahead's if
  * @readahead. Locked folios stay in the page cache, so all are there.
- * Return: the pages marked as readahead's.
+ * Return: the pages made uptodate.
  */
 static long aifs_read_unlock(struct address_space *mapping, loff_t pos,
 			     size_t len, bool uptodate, bool readahead)
@@ -147,12 +147,11 @@ static long aifs_read_unlock(struct address_space *mapping, loff_t pos,
 			continue;
 		if (uptodate) {
 			flush_dcache_folio(folio);
-			if (readahead) {
+			if (readahead)
 				aifs_folio_set_word(folio,
 						    aifs_folio_word(folio) |
 						    AIFS_FOLIO_READAHEAD);
-				pages += folio_nr_pages(folio);
-			}
+			pages += folio_nr_pages(folio);
 			folio_mark_uptodate(folio);
 		}
 		folio_unlock(folio);
@@ -181,7 +180,9 @@ static void aifs_read_done(struct aifs_read_req *rreq)
 		pages = aifs_read_unlock(rreq->inode->i_mapping, rreq->pos,
 					 rreq->len, !READ_ONCE(rreq->failed),
 					 rreq->readahead);
-		aifs_stat_add(rreq->fsi, AIFS_RA_PAGES, pages);
+		aifs_stat_add(rreq->fsi, AIFS_C_CACHE_FILL_PAGES, pages);
+		if (rreq->readahead)
+			aifs_stat_add(rreq->fsi, AIFS_C_RA_PAGES, pages);
 	}
 	aifs_read_free(rreq);
 }
@@ -297,6 +298,7 @@ static int aifs_chunk_read(struct aifs_read_sub *sub, struct aifs_conn *conn,
 	struct iov_iter data;
 	int ret, op, got = 0;
 	u32 wire_len;
+	u64 start;
 
 	ret = aifs_fail_errno(AIFS_FAIL_READ_ERROR);
 	if (ret)
@@ -306,14 +308,15 @@ static int aifs_chunk_read(struct aifs_read_sub *sub, struct aifs_conn *conn,
 	op = aifs_chunk_read_req(sub, index, frag, off, ec, &seg, reg, wire,
 				 sizeof(wire));
 	wire_len = ec ? AIFS_EC_READ_REQ_SIZE : AIFS_CHUNK_READ_REQ_SIZE;
+	start = ktime_get_ns();
 	ret = op < 0 ? op :
 	      aifs_conn_call_data(conn, op, wire, wire_len, head,
 				  sizeof(head), reg ? NULL : &data,
 				  aifs_timeo_jiffies(&rreq->fsi->opts));
 	aifs_conn_take_back(conn, reg);
 	aifs_stats_call(rreq->fsi, AIFS_PEER_DS, op < 0 ? AIFS_OP_CHUNK_READ : op,
-			wire_len, ret);
-	aifs_stat_add(rreq->fsi, AIFS_CHUNK_READ_BYTES, sub->len);
+			wire_len, ret, start);
+	aifs_stat_add(rreq->fsi, AIFS_C_CHUNK_READ_BYTES, sub->len);
 	if (ret == -ENOENT)
 		goto zero;	/* never written: a hole */
 	if (ret < 0)
@@ -331,7 +334,7 @@ static int aifs_chunk_read(struct aifs_read_sub *sub, struct aifs_conn *conn,
 		return -EPROTO;
 	}
 	if (reg)
-		aifs_stat_add(rreq->fsi, AIFS_RDMA_READ_BYTES, got);
+		aifs_stat_add(rreq->fsi, AIFS_C_RDMA_READ_BYTES, got);
 zero:
 	aifs_read_zero(rreq, sub->start + got, sub->len - got);
 	return 0;
@@ -357,11 +360,7 @@ const __le32 *aifs_layout_group(const struct aifs_layout *l, u32 index,
 /* Pause between rounds while a group's servers answer ESTALE. */
 #define AIFS_STALE_PAUSE_MS	100
 
-/**
- * aifs_io_again - whether a failed round of an I/O goes again
- * @fsi: the mount
- * @rounds: how the rounds went; its flags are reset for the next one
- *
+/*
  * Once more at once after a server closed the connection (it restarted,
  * or an RDMA device went away: over TCP then, for transport=auto), and
  * after a fresh map when a server was left alone after a failure (it may
@@ -370,10 +369,9 @@ const __le32 *aifs_layout_group(const struct aifs_layout *l, u32 index,
  * since the first round: a server back from a failure catches up before
  * it serves, and a server that lost touch with the MDS stops serving
  * until it is back in touch, and neither is an error of the application.
- *
- * Return: true for another round.
  */
-bool aifs_io_again(struct aifs_fs_info *fsi, struct aifs_io_rounds *rounds)
+static bool aifs_io_next_round(struct aifs_fs_info *fsi,
+			       struct aifs_io_rounds *rounds)
 {
 	bool closed = rounds->closed, down = rounds->down;
 	bool stale = rounds->stale || rounds->moved;
@@ -404,6 +402,22 @@ bool aifs_io_again(struct aifs_fs_info *fsi, struct aifs_io_rounds *rounds)
 		return false;
 	msleep(AIFS_STALE_PAUSE_MS);
 	return true;
+}
+
+/**
+ * aifs_io_again - whether a failed round of an I/O goes again, counted
+ * @fsi: the mount
+ * @rounds: how the rounds went; its flags are reset for the next one
+ *
+ * Return: true for another round.
+ */
+bool aifs_io_again(struct aifs_fs_info *fsi, struct aifs_io_rounds *rounds)
+{
+	bool again = aifs_io_next_round(fsi, rounds);
+
+	if (again)
+		aifs_stat_add(fsi, AIFS_C_RETRIES, 1);
+	return again;
 }
 
 /*
@@ -472,6 +486,8 @@ static int aifs_read_sub_ec(struct aifs_read_sub *sub,
 	for (r = 0; r < width; r++) {
 		err = aifs_read_from(sub, rounds, group[r], stripe,
 				     AIFS_EC_FRAGMENT(frag), off, &g);
+		if (!err)
+			aifs_stat_add(sub->rreq->fsi, AIFS_C_FAILOVERS, 1);
 		if (!err || err == -ESHUTDOWN)
 			return err;
 	}
@@ -502,6 +518,8 @@ static int aifs_read_sub_round(struct aifs_read_sub *sub,
 	for (r = 0; r < width; r++) {
 		err = aifs_read_from(sub, rounds, group[r], index, 0, off,
 				     NULL);
+		if (!err && r)
+			aifs_stat_add(rreq->fsi, AIFS_C_FAILOVERS, 1);
 		if (!err || err == -ESHUTDOWN || err == -EREMCHG)
 			return err;
 	}
@@ -910,9 +928,9 @@ static void aifs_folio_forget(struct folio *folio)
 
 	if (aifs_folio_word(folio) & AIFS_FOLIO_READAHEAD) {
 		if (folio_test_referenced(folio) || folio_test_active(folio))
-			aifs_stat_add(fsi, AIFS_RA_USED, pages);
+			aifs_stat_add(fsi, AIFS_C_RA_USED, pages);
 		else
-			aifs_stat_add(fsi, AIFS_RA_WASTED, pages);
+			aifs_stat_add(fsi, AIFS_C_RA_WASTED, pages);
 	}
 	aifs_folio_set_word(folio, 0);
 }

@@ -42,6 +42,7 @@
  * @conn: the connection, NULL until the first request
  * @retry_after: jiffies before which no new connect is tried
  * @epoch: the map epoch at which its entry last changed, as last seen
+ * @dialed: a connection was made before: the next one is a reconnection
  */
 struct aifs_ds {
 	u32 id;
@@ -50,6 +51,7 @@ struct aifs_ds {
 	struct aifs_conn *conn;
 	unsigned long retry_after;
 	u64 epoch;
+	bool dialed;
 };
 
 /* A failed connection kept until umount: readers may still hold it. */
@@ -238,6 +240,7 @@ static int aifs_data_fetch_map(struct aifs_fs_info *fsi)
 	const struct aifs_ds_info *info;
 	struct aifs_map_rep rep;
 	u32 i, count;
+	u64 start;
 	void *buf;
 	int ret;
 
@@ -248,9 +251,11 @@ static int aifs_data_fetch_map(struct aifs_fs_info *fsi)
 	buf = kvmalloc(max, GFP_NOFS);
 	if (!buf)
 		return -ENOMEM;
+	start = ktime_get_ns();
 	ret = aifs_session_call(fsi, AIFS_OP_MAP_GET, wire, sizeof(wire), buf,
 				max, false);
-	aifs_stats_call(fsi, AIFS_PEER_MDS, AIFS_OP_MAP_GET, sizeof(wire), ret);
+	aifs_stats_call(fsi, AIFS_PEER_MDS, AIFS_OP_MAP_GET, sizeof(wire), ret,
+			start);
 	if (ret < 0)
 		goto out;
 	ret = aifs_msg_decode(AIFS_OP_MAP_GET, true, buf, ret, &rep,
@@ -265,7 +270,7 @@ static int aifs_data_fetch_map(struct aifs_fs_info *fsi)
 		ret = aifs_data_learn(&fsi->data, &info[i]);
 	/* aifs_data_map_seen() reads it without the lock */
 	WRITE_ONCE(fsi->data.epoch, le64_to_cpu(rep.epoch));
-	aifs_stat_add(fsi, AIFS_MAP_REFRESHES, 1);
+	aifs_stat_add(fsi, AIFS_C_MAP_REFRESHES, 1);
 out:
 	kvfree(buf);
 	return ret;
@@ -389,6 +394,9 @@ static struct aifs_conn *aifs_data_reconnect(struct aifs_fs_info *fsi,
 		ds->retry_after = jiffies + aifs_timeo_jiffies(&fsi->opts);
 		return conn;
 	}
+	if (ds->dialed)
+		aifs_stat_add(fsi, AIFS_C_RECONNECTS, 1);
+	ds->dialed = true;
 	ds->conn = conn;
 	return conn;
 }

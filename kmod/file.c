@@ -174,13 +174,17 @@ static int aifs_file_release(struct inode *inode, struct file *file)
 /* Attributes older than attr_timeout are fetched again: the size moves. */
 static ssize_t aifs_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
-	int err = aifs_revalidate(file_inode(iocb->ki_filp), false);
+	struct inode *inode = file_inode(iocb->ki_filp);
+	bool direct = iocb->ki_flags & IOCB_DIRECT;
+	ssize_t ret;
 
-	if (err)
-		return err;
-	if (iocb->ki_flags & IOCB_DIRECT)
-		return aifs_direct_read(iocb, to);
-	return generic_file_read_iter(iocb, to);
+	ret = aifs_revalidate(inode, false);
+	if (ret)
+		return ret;
+	ret = direct ? aifs_direct_read(iocb, to) :
+		       generic_file_read_iter(iocb, to);
+	aifs_stats_io(AIFS_SB(inode->i_sb), false, direct, ret);
+	return ret;
 }
 
 /*
@@ -213,6 +217,8 @@ static ssize_t aifs_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	else if (ret > 0)
 		ret = __generic_file_write_iter(iocb, from);
 	inode_unlock(inode);
+	aifs_stats_io(AIFS_SB(inode->i_sb), true, iocb->ki_flags & IOCB_DIRECT,
+		      ret);
 	return ret > 0 ? generic_write_sync(iocb, ret) : ret;
 }
 

@@ -25,6 +25,7 @@
 
 #include <aifs/aifs_proto.h>
 #include <aifs/aifs_codec.h>
+#include <aifs/aifs_genl.h>
 
 struct crypto_shash;
 struct aifs_dio;
@@ -680,6 +681,7 @@ int aifs_set_acl(struct user_namespace *mnt_userns, struct inode *inode,
  * @kobj: /sys/fs/aifs/aifs-<id>
  * @kobj_unregister: completed by the release of @kobj
  * @stats: counters, from get_tree on
+ * @born_ns: when @stats began (boot-time clock)
  */
 struct aifs_fs_info {
 	struct super_block *sb;
@@ -693,6 +695,7 @@ struct aifs_fs_info {
 	struct kobject kobj;
 	struct completion kobj_unregister;
 	struct aifs_stats __percpu *stats;
+	u64 born_ns;
 };
 
 static inline struct aifs_fs_info *AIFS_SB(struct super_block *sb)
@@ -714,51 +717,16 @@ enum aifs_peer {
 	AIFS_NR_PEERS,
 };
 
-/* MDS requests counted by opcode: the namespace operations and MAP_GET */
-#define AIFS_STATS_OP_FIRST	AIFS_OP_LOOKUP
-#define AIFS_STATS_OP_LAST	AIFS_OP_MAP_GET
-#define AIFS_STATS_NR_OPS	(AIFS_STATS_OP_LAST - AIFS_STATS_OP_FIRST + 1)
-
-/**
- * struct aifs_peer_stats - requests to one kind of server
- * @requests: requests sent (a retry on another replica counts again)
- * @errors: requests that failed other than by a timeout: the server's
- *	status (ENOENT of a LOOKUP or of a hole's CHUNK_READ included), or
- *	the connection's error
- * @timeouts: requests that got no reply within timeo
- * @bytes_sent: payload bytes of the requests (headers not counted)
- * @bytes_received: payload bytes of the replies
- */
-struct aifs_peer_stats {
-	u64 requests;
-	u64 errors;
-	u64 timeouts;
-	u64 bytes_sent;
-	u64 bytes_received;
-};
-
-/* Counters of struct aifs_stats besides the requests */
-enum aifs_counter {
-	AIFS_CHUNK_READ_BYTES,	/* bytes the CHUNK_READs asked for */
-	AIFS_MAP_REFRESHES,	/* cluster maps fetched */
-	AIFS_RA_PAGES,		/* pages readahead read into the page cache */
-	AIFS_RA_USED,		/* of those, pages that left it after a read */
-	AIFS_RA_WASTED,		/* and those that left it unread */
-	AIFS_RDMA_READ_BYTES,	/* of CHUNK_READ, bytes servers RDMA-wrote */
-	AIFS_RDMA_WRITE_BYTES,	/* of CHUNK_WRITE, bytes servers RDMA-read */
-	AIFS_NR_COUNTERS,
-};
-
 /**
  * struct aifs_stats - a mount's counters, one copy per CPU; only u64
- * @peer: requests by kind of server
+ * @count: by enum aifs_counter (aifs_genl.h, which says what each counts)
  * @mds_ops: MDS requests by opcode, from AIFS_STATS_OP_FIRST
- * @count: the rest, by enum aifs_counter
+ * @lat: requests by latency class and bucket (aifs_lat_bucket())
  */
 struct aifs_stats {
-	struct aifs_peer_stats peer[AIFS_NR_PEERS];
-	u64 mds_ops[AIFS_STATS_NR_OPS];
 	u64 count[AIFS_NR_COUNTERS];
+	u64 mds_ops[AIFS_STATS_NR_OPS];
+	u64 lat[AIFS_LAT_CLASSES][AIFS_LAT_BUCKETS];
 };
 
 static inline void aifs_stat_add(struct aifs_fs_info *fsi,
@@ -767,12 +735,34 @@ static inline void aifs_stat_add(struct aifs_fs_info *fsi,
 	this_cpu_add(fsi->stats->count[counter], n);
 }
 
+/* The @n bytes a read(2) or a write(2) moved, if any. */
+static inline void aifs_stats_io(struct aifs_fs_info *fsi, bool write,
+				 bool direct, ssize_t n)
+{
+	if (n <= 0)
+		return;
+	aifs_stat_add(fsi, write ? AIFS_C_WRITE_BYTES : AIFS_C_READ_BYTES, n);
+	if (direct)
+		aifs_stat_add(fsi, write ? AIFS_C_DIRECT_WRITE_BYTES :
+				       AIFS_C_DIRECT_READ_BYTES, n);
+}
+
 int aifs_stats_init(struct aifs_fs_info *fsi);
 void aifs_stats_free(struct aifs_fs_info *fsi);
 void aifs_stats_call(struct aifs_fs_info *fsi, enum aifs_peer peer, u16 op,
-		     u32 sent, int ret);
+		     u32 sent, int ret, u64 start_ns);
 void aifs_stats_sum(struct aifs_fs_info *fsi, struct aifs_stats *sum);
 int aifs_stats_show(struct aifs_fs_info *fsi, char *buf);
+
+/* super.c: for iterate_supers_type() */
+extern struct file_system_type aifs_fs_type;
+
+/*
+ * genl.c
+ */
+
+int aifs_genl_init(void);
+void aifs_genl_exit(void);
 
 /*
  * sysfs.c

@@ -108,14 +108,16 @@ void aifs_mds_wake(struct aifs_fs_info *fsi)
 static int aifs_mds_send(struct aifs_fs_info *fsi, u16 op, const void *buf,
 			 u32 len, void *rep, u32 rep_len, bool once)
 {
+	u64 start;
 	int ret;
 
 	ret = aifs_mds_slot_get(fsi);
 	if (ret)
 		return ret;
+	start = ktime_get_ns();
 	ret = aifs_session_call(fsi, op, buf, len, rep, rep_len, once);
 	aifs_mds_slot_put(fsi);
-	aifs_stats_call(fsi, AIFS_PEER_MDS, op, len, ret);
+	aifs_stats_call(fsi, AIFS_PEER_MDS, op, len, ret, start);
 	return ret;
 }
 

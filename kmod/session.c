@@ -211,8 +211,10 @@ static struct aifs_conn *aifs_session_redial(struct aifs_fs_info *fsi,
 		conn = aifs_session_dial(fsi, NULL, s->net, &aifs_tcp_transport,
 					 timeout, &hs);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (!IS_ERR(conn))
+	if (!IS_ERR(conn)) {
 		aifs_conn_put(aifs_session_install(s, conn, &hs));
+		aifs_stat_add(fsi, AIFS_C_RECONNECTS, 1);
+	}
 	return conn;
 }
 
@@ -418,6 +420,7 @@ int aifs_session_call(struct aifs_fs_info *fsi, u16 op, const void *payload,
 		}
 		if (try >= tries)
 			return aifs_session_give_up(fsi);
+		aifs_stat_add(fsi, AIFS_C_RETRIES, 1);
 	}
 }
 

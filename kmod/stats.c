@@ -4,11 +4,14 @@
  * servers, and what readahead brought in.
  *
  * Every counter is counted here, per CPU (readahead sub-requests count
- * from several CPUs at once), and summed only when read. Today sysfs's
- * "stats" file shows the sums; the generic netlink family planned for the
- * aifs CLI is to read the same aifs_stats_sum().
+ * from several CPUs at once), and summed only when read: by sysfs's
+ * "stats" file, and by the generic netlink family (genl.c) that the aifs
+ * command reads, which has the latency histograms too.
  */
+#include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/percpu.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/string_helpers.h>
 #include <linux/sysfs.h>
@@ -24,6 +27,7 @@
 int aifs_stats_init(struct aifs_fs_info *fsi)
 {
 	fsi->stats = alloc_percpu(struct aifs_stats);
+	fsi->born_ns = ktime_get_boottime_ns();
 	return fsi->stats ? 0 : -ENOMEM;
 }
 
@@ -33,28 +37,53 @@ void aifs_stats_free(struct aifs_fs_info *fsi)
 	fsi->stats = NULL;
 }
 
+static enum aifs_lat_class aifs_lat_class_of(enum aifs_peer peer, u16 op)
+{
+	if (peer == AIFS_PEER_MDS)
+		return AIFS_LAT_META;
+	switch (op) {
+	case AIFS_OP_CHUNK_READ:
+	case AIFS_OP_EC_READ:
+		return AIFS_LAT_READ;
+	case AIFS_OP_CHUNK_WRITE:
+	case AIFS_OP_EC_WRITE:
+		return AIFS_LAT_WRITE;
+	default:
+		return AIFS_LAT_OTHER;
+	}
+}
+
 /**
- * aifs_stats_call - count one request and its outcome
+ * aifs_stats_call - count one request, its outcome and its latency
  * @fsi: the mount
  * @peer: the kind of server it went to
  * @op: its opcode
  * @sent: bytes of payload sent
  * @ret: what aifs_conn_call() returned: the reply's payload length, or
  *	a negative errno (a server's status, or the connection's)
+ * @start_ns: ktime_get_ns() when it was sent
  */
 void aifs_stats_call(struct aifs_fs_info *fsi, enum aifs_peer peer, u16 op,
-		     u32 sent, int ret)
+		     u32 sent, int ret, u64 start_ns)
 {
 	struct aifs_stats __percpu *st = fsi->stats;
+	/* the peer's block of counters, named by the MDS's */
+	unsigned int c = peer * AIFS_PEER_COUNTERS;
+	u64 us = div_u64(ktime_get_ns() - start_ns, NSEC_PER_USEC);
 
-	this_cpu_inc(st->peer[peer].requests);
-	this_cpu_add(st->peer[peer].bytes_sent, sent);
+	BUILD_BUG_ON(AIFS_C_DS_REQUESTS !=
+		     AIFS_C_MDS_REQUESTS + AIFS_PEER_COUNTERS * AIFS_PEER_DS);
+	BUILD_BUG_ON(AIFS_C_DS_BYTES_RECEIVED - AIFS_C_DS_REQUESTS !=
+		     AIFS_C_MDS_BYTES_RECEIVED - AIFS_C_MDS_REQUESTS);
+	this_cpu_inc(st->count[c + AIFS_C_MDS_REQUESTS]);
+	this_cpu_add(st->count[c + AIFS_C_MDS_BYTES_SENT], sent);
 	if (ret >= 0)
-		this_cpu_add(st->peer[peer].bytes_received, ret);
+		this_cpu_add(st->count[c + AIFS_C_MDS_BYTES_RECEIVED], ret);
 	else if (ret == -ETIMEDOUT)
-		this_cpu_inc(st->peer[peer].timeouts);
+		this_cpu_inc(st->count[c + AIFS_C_MDS_TIMEOUTS]);
 	else
-		this_cpu_inc(st->peer[peer].errors);
+		this_cpu_inc(st->count[c + AIFS_C_MDS_ERRORS]);
+	this_cpu_inc(st->lat[aifs_lat_class_of(peer, op)][aifs_lat_bucket(us)]);
 	if (peer == AIFS_PEER_MDS && op >= AIFS_STATS_OP_FIRST &&
 	    op <= AIFS_STATS_OP_LAST)
 		this_cpu_inc(st->mds_ops[op - AIFS_STATS_OP_FIRST]);
@@ -85,28 +114,13 @@ void aifs_stats_sum(struct aifs_fs_info *fsi, struct aifs_stats *sum)
 	}
 }
 
+/* in the order of enum aifs_counter, made from the same list */
+#define AIFS_COUNTER_NAME(id, name) name,
 static const char *const aifs_counter_names[AIFS_NR_COUNTERS] = {
-	[AIFS_CHUNK_READ_BYTES]	= "chunk_read_bytes",
-	[AIFS_MAP_REFRESHES]	= "map_refreshes",
-	[AIFS_RA_PAGES]		= "readahead_pages",
-	[AIFS_RA_USED]		= "readahead_used",
-	[AIFS_RA_WASTED]	= "readahead_wasted",
-	[AIFS_RDMA_READ_BYTES]	= "rdma_read_bytes",
-	[AIFS_RDMA_WRITE_BYTES]	= "rdma_write_bytes",
+	AIFS_COUNTERS(AIFS_COUNTER_NAME)
 };
 
-static int aifs_stats_emit_peer(char *buf, int len, const char *name,
-				const struct aifs_peer_stats *p)
-{
-	len += sysfs_emit_at(buf, len, "%s_requests %llu\n", name, p->requests);
-	len += sysfs_emit_at(buf, len, "%s_errors %llu\n", name, p->errors);
-	len += sysfs_emit_at(buf, len, "%s_timeouts %llu\n", name, p->timeouts);
-	len += sysfs_emit_at(buf, len, "%s_bytes_sent %llu\n", name,
-			     p->bytes_sent);
-	len += sysfs_emit_at(buf, len, "%s_bytes_received %llu\n", name,
-			     p->bytes_received);
-	return len;
-}
+#undef AIFS_COUNTER_NAME
 
 /* "mds_" and the opcode's name in lower case, e.g. "mds_lookup". */
 static int aifs_stats_emit_op(char *buf, int len, u16 op, u64 val)
@@ -123,26 +137,31 @@ static int aifs_stats_emit_op(char *buf, int len, u16 op, u64 val)
  * @fsi: the mount
  * @buf: a sysfs page
  *
+ * The latency histograms are left to the generic netlink family (a page
+ * would not hold them).
+ *
  * Return: bytes written. The keys are listed in Documentation/mount-options.md.
  */
 int aifs_stats_show(struct aifs_fs_info *fsi, char *buf)
 {
-	struct aifs_stats s;
+	struct aifs_stats *s;
 	int i, len = 0;
 	u16 op;
 
-	aifs_stats_sum(fsi, &s);
-	len = aifs_stats_emit_peer(buf, len, "mds", &s.peer[AIFS_PEER_MDS]);
+	s = kmalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	aifs_stats_sum(fsi, s);
+	for (i = 0; i < AIFS_NR_COUNTERS; i++)
+		len += sysfs_emit_at(buf, len, "%s %llu\n",
+				     aifs_counter_names[i], s->count[i]);
 	for (op = AIFS_STATS_OP_FIRST; op <= AIFS_STATS_OP_LAST; op++) {
-		u64 n = s.mds_ops[op - AIFS_STATS_OP_FIRST];
+		u64 n = s->mds_ops[op - AIFS_STATS_OP_FIRST];
 
 		/* the gap between the namespace operations and MAP_GET */
 		if (aifs_msg_fixed_size(op, false) >= 0)
 			len = aifs_stats_emit_op(buf, len, op, n);
 	}
-	len = aifs_stats_emit_peer(buf, len, "ds", &s.peer[AIFS_PEER_DS]);
-	for (i = 0; i < AIFS_NR_COUNTERS; i++)
-		len += sysfs_emit_at(buf, len, "%s %llu\n",
-				     aifs_counter_names[i], s.count[i]);
+	kfree(s);
 	return len;
 }

@@ -328,7 +328,7 @@ static void aifs_kill_sb(struct super_block *sb)
 	aifs_free_fs_info(fsi);
 }
 
-static struct file_system_type aifs_fs_type = {
+struct file_system_type aifs_fs_type = {
 	.owner			= THIS_MODULE,
 	.name			= "aifs",
 	.init_fs_context	= aifs_init_fs_context,
@@ -353,6 +353,10 @@ static int __init aifs_init(void)
 	if (err)
 		goto out_inodes;
 
+	err = aifs_genl_init();
+	if (err)
+		goto out_sysfs;
+
 	aifs_fail_init();
 	/* last: from here on mounts can arrive */
 	err = register_filesystem(&aifs_fs_type);
@@ -362,6 +366,8 @@ static int __init aifs_init(void)
 
 out_fail:
 	aifs_fail_exit();
+	aifs_genl_exit();
+out_sysfs:
 	aifs_sysfs_exit();
 out_inodes:
 	aifs_inode_cache_exit();
@@ -372,6 +378,7 @@ static void __exit aifs_exit(void)
 {
 	unregister_filesystem(&aifs_fs_type);
 	aifs_fail_exit();
+	aifs_genl_exit();
 	aifs_sysfs_exit();
 	aifs_inode_cache_exit();
 }

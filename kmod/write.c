@@ -248,6 +248,7 @@ static int aifs_chunk_write(struct aifs_write_req *wreq, struct aifs_conn *conn,
 	struct aifs_chunk_rep rep;
 	struct iov_iter data;
 	u32 wire_len;
+	u64 start;
 	int ret;
 	u16 op;
 
@@ -276,13 +277,15 @@ static int aifs_chunk_write(struct aifs_write_req *wreq, struct aifs_conn *conn,
 		ret = aifs_msg_encode(op, false, wire, wire_len, &req,
 				      sizeof(req), parts);
 	}
+	start = ktime_get_ns();
 	if (ret >= 0)
 		ret = aifs_conn_call_write(conn, op, wire, wire_len,
 					   data_len ? &data : NULL, buf,
 					   sizeof(buf),
 					   aifs_timeo_jiffies(&wreq->fsi->opts));
 	aifs_conn_take_back(conn, reg);
-	aifs_stats_call(wreq->fsi, AIFS_PEER_DS, op, wire_len + data_len, ret);
+	aifs_stats_call(wreq->fsi, AIFS_PEER_DS, op, wire_len + data_len, ret,
+			start);
 	if (ret < 0)
 		return ret;
 	/* an EC stripe's version is its parity's: none when all were out */
@@ -293,8 +296,10 @@ static int aifs_chunk_write(struct aifs_write_req *wreq, struct aifs_conn *conn,
 				    wreq->inode->i_ino, index);
 		return -EPROTO;
 	}
+	if (!zero)
+		aifs_stat_add(wreq->fsi, AIFS_C_CHUNK_WRITE_BYTES, wreq->len);
 	if (reg)
-		aifs_stat_add(wreq->fsi, AIFS_RDMA_WRITE_BYTES, wreq->len);
+		aifs_stat_add(wreq->fsi, AIFS_C_RDMA_WRITE_BYTES, wreq->len);
 	return 0;
 }
 
@@ -334,6 +339,8 @@ static int aifs_write_round(struct aifs_write_req *wreq,
 
 	for (first = 0; first < width; first++) {
 		err = aifs_write_try(wreq, index, group, width, first, &conn);
+		if (!err && first)
+			aifs_stat_add(wreq->fsi, AIFS_C_FAILOVERS, 1);
 		if (!err)
 			return 0;
 		rounds->moved |= err == -EREMCHG;
