@@ -10,7 +10,7 @@ PACKAGES=(
 	linux-headers-amd64 kmod
 	# userspace libraries
 	liblmdb-dev lmdb-utils libjerasure-dev libgf-complete-dev
-	libnl-3-dev libnl-genl-3-dev libinih-dev libmicrohttpd-dev
+	libnl-3-dev libnl-genl-3-dev libinih-dev libmicrohttpd-dev libjson-c-dev
 	libsystemd-dev libssl-dev libisal-dev
 	# RDMA
 	rdma-core libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils
@@ -19,7 +19,7 @@ PACKAGES=(
 	qemu-system-x86 linux-image-amd64 busybox-static cpio iproute2
 	# tests, benchmarks and peers measured beside aifs
 	nfs-kernel-server fio stress-ng fsmark dbench python3 acl attr nftables
-	python3-hypothesis
+	python3-hypothesis jq
 	# packaging
 	dkms
 )

@@ -25,10 +25,25 @@ $(BIN)/mount.aifs: $(BUILD)/obj/utils/mount/mount_aifs.o $(LIBAIFS) $(LIBPROTO)
 # aifs, the administration command.
 USER_PROGS += $(BIN)/aifs
 
-$(BUILD)/obj/utils/aifs/%.o: private USER_CFLAGS += $(LIBAIFS_CFLAGS)
+# It reads the module's statistics over generic netlink (libnl-genl) and
+# prints JSON with json-c.
+AIFS_CLI_CFLAGS := $(LIBAIFS_CFLAGS) \
+	$(shell pkg-config --cflags libnl-genl-3.0 json-c 2>/dev/null)
+AIFS_CLI_LIBS := $(shell pkg-config --libs libnl-genl-3.0 json-c 2>/dev/null)
+AIFS_CLI_OBJS := $(addprefix $(BUILD)/obj/utils/aifs/,aifs.o layout.o \
+	archive.o status.o stats.o genl.o mounts.o latency.o)
 
-$(BIN)/aifs: $(BUILD)/obj/utils/aifs/aifs.o $(BUILD)/obj/utils/aifs/layout.o \
-		$(BUILD)/obj/utils/aifs/archive.o \
-		$(LIBAIFS) $(LIBPROTO)
+$(BUILD)/obj/utils/aifs/%.o: private USER_CFLAGS += $(AIFS_CLI_CFLAGS)
+
+$(BIN)/aifs: $(AIFS_CLI_OBJS) $(LIBAIFS) $(LIBPROTO)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS)
+	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS) $(AIFS_CLI_LIBS)
+
+# The percentiles of the latency histograms, tested on their own.
+UNIT_TESTS += $(BUILD)/tests/unit/cli-latency
+
+$(BUILD)/tests/unit/cli-latency: tests/unit/cli/latency_test.c \
+		utils/aifs/latency.c utils/aifs/latency.h \
+		libproto/include/aifs/aifs_genl.h tests/unit/test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(PROTO_TEST_CFLAGS) -o $@ $(filter %.c,$^)

@@ -17,8 +17,19 @@
 void cli_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: aifs [-s SECRET_FILE] COMMAND ARGS...\n"
+		"usage: aifs [-s SECRET_FILE] [--json] COMMAND ARGS...\n"
 		"\n"
+		"  status [HOST:PORT | MOUNTPOINT]\n"
+		"                        the cluster as its MDS sees it: map epoch,\n"
+		"                        space, every data server (state, capacity,\n"
+		"                        scrub) and what recovery is doing\n"
+		"  df [MOUNTPOINT...]    size, used, available and inodes of each\n"
+		"                        aifs mount (all when none is named)\n"
+		"  stats [-i SECONDS] [MOUNTPOINT...]\n"
+		"                        a mount's client statistics from the\n"
+		"                        module: bytes, requests, latency\n"
+		"                        percentiles, page cache, readahead,\n"
+		"                        retries; -i: what moved over SECONDS\n"
 		"  fail HOST:PORT SPEC   arm or disarm fault injection points of a\n"
 		"                        server started with fault_injection = yes\n"
 		"                        (SPEC: Documentation/testing-tools.md)\n"
@@ -45,12 +56,15 @@ void cli_usage(FILE *out)
 		"                        wait until each is done; a file must not be\n"
 		"                        open for writing meanwhile\n"
 		"\n"
-		"  -s SECRET_FILE        the cluster secret (default %s)\n",
+		"  -s SECRET_FILE        the cluster secret (default %s)\n"
+		"  --json                (anywhere) status, df, stats, getlayout,\n"
+		"                        scrub, recovery and fsck print one JSON\n"
+		"                        object instead of text\n",
 		AIFS_SECRET_PATH);
 }
 
-static int cli_connect(struct aifs_cli *cli, const char *server,
-		       struct aifs_conn **conn)
+int cli_connect(struct aifs_cli *cli, const char *server,
+		struct aifs_conn **conn)
 {
 	char host[256], port[16], why[512];
 	struct aifs_connect_opts opts = {
@@ -82,10 +96,12 @@ static int cli_connect(struct aifs_cli *cli, const char *server,
 
 /*
  * One request of @len bytes at @req to @server: 0 with the reply in
- * @reply, or a negative errno (the server's status too), said on stderr.
+ * @reply, or a negative errno; a server's status is said on stderr
+ * unless @quiet (a failure to connect always is).
  */
-static int cli_call(struct aifs_cli *cli, const char *server, u16 opcode,
-		    const void *req, size_t len, struct aifs_reply *reply)
+static int cli_call_as(struct aifs_cli *cli, const char *server, u16 opcode,
+		       const void *req, size_t len, struct aifs_reply *reply,
+		       bool quiet)
 {
 	struct iovec iov = { (void *)req, len };
 	struct aifs_conn *conn;
@@ -101,9 +117,35 @@ static int cli_call(struct aifs_cli *cli, const char *server, u16 opcode,
 		err = -(int)reply->status;
 		aifs_reply_free(reply);
 	}
-	if (err && err != -EOPNOTSUPP && err != -EINVAL)
+	if (err && !quiet && err != -EOPNOTSUPP && err != -EINVAL)
 		fprintf(stderr, "aifs: %s: %s\n", server, strerror(-err));
 	return err;
+}
+
+int cli_call(struct aifs_cli *cli, const char *server, u16 opcode,
+	     const void *req, size_t len, struct aifs_reply *reply)
+{
+	return cli_call_as(cli, server, opcode, req, len, reply, false);
+}
+
+int cli_call_quiet(struct aifs_cli *cli, const char *server, u16 opcode,
+		   const void *req, size_t len, struct aifs_reply *reply)
+{
+	return cli_call_as(cli, server, opcode, req, len, reply, true);
+}
+
+int cli_json_put(struct json_object *obj)
+{
+	const char *text = json_object_to_json_string_ext(obj,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	int ret = text ? 0 : 1;
+
+	if (text)
+		printf("%s\n", text);
+	else
+		fprintf(stderr, "aifs: no memory for the JSON output\n");
+	json_object_put(obj);
+	return ret;
 }
 
 static int cmd_fail(struct aifs_cli *cli, int argc, char **argv)
@@ -127,70 +169,19 @@ static int cmd_fail(struct aifs_cli *cli, int argc, char **argv)
 	return err ? 1 : 0;
 }
 
-static void print_scrub(const struct aifs_ds_scrub_rep *r)
-{
-	printf("running: %s\n", le32_to_cpu(r->running) ? "yes" : "no");
-	printf("rate_mib: %u\n", le32_to_cpu(r->rate_mib));
-	printf("passes: %llu\n", (unsigned long long)le64_to_cpu(r->passes));
-	printf("started: %llu\n", (unsigned long long)le64_to_cpu(r->started));
-	printf("finished: %llu\n",
-	       (unsigned long long)le64_to_cpu(r->finished));
-	printf("pass_chunks: %llu\n",
-	       (unsigned long long)le64_to_cpu(r->pass_chunks));
-	printf("pass_total: %llu\n",
-	       (unsigned long long)le64_to_cpu(r->pass_total));
-	printf("chunks: %llu\n", (unsigned long long)le64_to_cpu(r->chunks));
-	printf("bytes: %llu\n", (unsigned long long)le64_to_cpu(r->bytes));
-	printf("bad: %llu\n", (unsigned long long)le64_to_cpu(r->bad));
-	printf("resynced: %llu\n",
-	       (unsigned long long)le64_to_cpu(r->resynced));
-	printf("resync_failed: %llu\n",
-	       (unsigned long long)le64_to_cpu(r->resync_failed));
-	printf("stripes: %llu\n", (unsigned long long)le64_to_cpu(r->stripes));
-	printf("stripes_bad: %llu\n",
-	       (unsigned long long)le64_to_cpu(r->stripes_bad));
-}
-
-/* scrub HOST:PORT [start] */
-static int cmd_scrub(struct aifs_cli *cli, int argc, char **argv)
-{
-	struct aifs_ds_scrub_req req = { 0 };
-	struct aifs_ds_scrub_rep rep;
-	struct aifs_reply reply;
-	int err;
-
-	if (argc == 3 && !strcmp(argv[2], "start"))
-		req.flags = cpu_to_le32(AIFS_SCRUB_START);
-	else if (argc != 2) {
-		cli_usage(stderr);
-		return 2;
-	}
-	err = cli_call(cli, argv[1], AIFS_OP_DS_SCRUB, &req, sizeof(req),
-		       &reply);
-	if (!err)
-		err = aifs_decode_ds_scrub_rep(reply.payload, reply.len, &rep,
-					       NULL);
-	aifs_reply_free(&reply);
-	if (err == -EOPNOTSUPP)
-		fprintf(stderr, "aifs: %s runs no scrub (scrub_rate_mib = 0)\n",
-			argv[1]);
-	else if (err == -EINVAL || err == -EBADMSG)
-		fprintf(stderr, "aifs: %s: bad DS_SCRUB reply\n", argv[1]);
-	if (err)
-		return 1;
-	print_scrub(&rep);
-	return 0;
-}
-
-static const char *const fsck_kinds[AIFS_FSCK_KINDS] = {
-	[AIFS_FSCK_DANGLING] = "dangling entries",
-	[AIFS_FSCK_DIRSEQ] = "readdir sequence entries",
-	[AIFS_FSCK_LINKS] = "link counts and orphans",
-	[AIFS_FSCK_NAMELESS] = "inodes without a name",
-	[AIFS_FSCK_ORPHAN_CHUNKS] = "orphan chunks",
-	[AIFS_FSCK_MISSING_COPY] = "missing or old copies",
-	[AIFS_FSCK_PAST_SIZE] = "chunks past the size",
-	[AIFS_FSCK_OTHER] = "other",
+/* The kinds of problem fsck counts: JSON key, and words. */
+static const struct {
+	const char *key;
+	const char *text;
+} fsck_kinds[AIFS_FSCK_KINDS] = {
+	[AIFS_FSCK_DANGLING] = { "dangling", "dangling entries" },
+	[AIFS_FSCK_DIRSEQ] = { "dirseq", "readdir sequence entries" },
+	[AIFS_FSCK_LINKS] = { "links", "link counts and orphans" },
+	[AIFS_FSCK_NAMELESS] = { "nameless", "inodes without a name" },
+	[AIFS_FSCK_ORPHAN_CHUNKS] = { "orphan_chunks", "orphan chunks" },
+	[AIFS_FSCK_MISSING_COPY] = { "missing_copy", "missing or old copies" },
+	[AIFS_FSCK_PAST_SIZE] = { "past_size", "chunks past the size" },
+	[AIFS_FSCK_OTHER] = { "other", "other" },
 };
 
 /* An MDS_FSCK call with @flags: 0 with the reply in @rep and @text. */
@@ -218,12 +209,71 @@ static int fsck_call(struct aifs_cli *cli, const char *server, u32 flags,
 	return err;
 }
 
+/* The fsck(8) exit code of a pass's report. */
+static int fsck_code(const struct aifs_mds_fsck_rep *r)
+{
+	u64 found = 0, repaired = 0;
+	int k, code;
+
+	for (k = 0; k < AIFS_FSCK_KINDS; k++) {
+		found += le64_to_cpu(r->found[k]);
+		repaired += le64_to_cpu(r->repaired[k]);
+	}
+	code = !found ? 0 : repaired == found ? 1 : 4;
+	if (r->error || r->skipped)
+		code |= 8;
+	return code;
+}
+
+static struct json_object *json_fsck_kinds(const __le64 *counts)
+{
+	struct json_object *o = json_object_new_object();
+	int k;
+
+	for (k = 0; k < AIFS_FSCK_KINDS; k++)
+		json_object_object_add(o, fsck_kinds[k].key,
+			json_object_new_uint64(le64_to_cpu(counts[k])));
+	return o;
+}
+
+/* The pass's report as JSON; what is in the text, by name. */
+static int json_fsck(const char *server, const struct aifs_mds_fsck_rep *r,
+		     const char *text)
+{
+	struct json_object *o = json_object_new_object();
+	u32 error = le32_to_cpu(r->error);
+
+	json_object_object_add(o, "mds", json_object_new_string(server));
+	json_object_object_add(o, "started",
+			       json_object_new_uint64(le64_to_cpu(r->started)));
+	json_object_object_add(o, "repair", json_object_new_boolean(
+		le32_to_cpu(r->flags) & AIFS_FSCK_REPAIR));
+	json_object_object_add(o, "inodes",
+			       json_object_new_uint64(le64_to_cpu(r->inodes)));
+	json_object_object_add(o, "entries",
+			       json_object_new_uint64(le64_to_cpu(r->entries)));
+	json_object_object_add(o, "files",
+			       json_object_new_uint64(le64_to_cpu(r->files)));
+	json_object_object_add(o, "servers_checked",
+			       json_object_new_int64(le32_to_cpu(r->servers)));
+	json_object_object_add(o, "servers_skipped",
+			       json_object_new_int64(le32_to_cpu(r->skipped)));
+	json_object_object_add(o, "found", json_fsck_kinds(r->found));
+	json_object_object_add(o, "repaired", json_fsck_kinds(r->repaired));
+	json_object_object_add(o, "error", error ?
+			       json_object_new_string(strerror(error)) : NULL);
+	json_object_object_add(o, "report", json_object_new_string(text));
+	json_object_object_add(o, "exit_code",
+			       json_object_new_int(fsck_code(r)));
+	return cli_json_put(o) ? 8 : fsck_code(r);
+}
+
 /* The pass's report; its fsck(8) exit code. */
 static int print_fsck(const char *server, const struct aifs_mds_fsck_rep *r,
 		      const char *text)
 {
 	u64 found = 0, repaired = 0, f, rp;
-	int k, code;
+	int k;
 
 	if (!le64_to_cpu(r->started)) {
 		printf("%s: no fsck has run\n", server);
@@ -242,20 +292,18 @@ static int print_fsck(const char *server, const struct aifs_mds_fsck_rep *r,
 		found += f;
 		repaired += rp;
 		if (f)
-			printf("%s: %llu found, %llu repaired\n", fsck_kinds[k],
+			printf("%s: %llu found, %llu repaired\n",
+			       fsck_kinds[k].text,
 			       (unsigned long long)f, (unsigned long long)rp);
 	}
 	printf("%llu problems, %llu repaired%s\n", (unsigned long long)found,
 	       (unsigned long long)repaired,
 	       le32_to_cpu(r->flags) & AIFS_FSCK_REPAIR ? "" :
 	       " (no --repair)");
-	code = !found ? 0 : repaired == found ? 1 : 4;
 	if (r->error)
 		printf("the pass ended early: %s\n",
 		       strerror(le32_to_cpu(r->error)));
-	if (r->error || r->skipped)
-		code |= 8;
-	return code;
+	return fsck_code(r);
 }
 
 /* fsck HOST:PORT [--repair | --status] */
@@ -285,85 +333,23 @@ static int cmd_fsck(struct aifs_cli *cli, int argc, char **argv)
 	if (!err && (flags & AIFS_FSCK_REPAIR) &&
 	    !(le32_to_cpu(rep.flags) & AIFS_FSCK_REPAIR))
 		fprintf(stderr, "aifs: a pass without repairs was running: its report\n");
-	if (!err)
-		err = print_fsck(argv[1], &rep, text);
-	else
+	if (err)
 		err = 8;
+	else if (cli->json)
+		err = json_fsck(argv[1], &rep, text);
+	else
+		err = print_fsck(argv[1], &rep, text);
 	free(text);
 	return err;
-}
-
-static void print_recovery_entry(const struct aifs_recovery_entry *e,
-				 u64 next_ino)
-{
-	u32 state = le32_to_cpu(e->state), in = le32_to_cpu(e->rebuild_in);
-	u64 cursor = le64_to_cpu(e->cursor);
-	char since[32];
-	time_t t = le64_to_cpu(e->since);
-
-	printf("data server %u: %s", le32_to_cpu(e->id),
-	       state == AIFS_DS_SYNCING ? "SYNCING, catching up" :
-	       "OFFLINE");
-	if (state == AIFS_DS_OFFLINE && in == AIFS_REBUILD_NEVER) {
-		printf(", never rebuilt around (rebuild_delay_s = 0)\n");
-		return;
-	}
-	if (state == AIFS_DS_OFFLINE && in) {
-		printf(", rebuilt around in %u s\n", in);
-		return;
-	}
-	if (state == AIFS_DS_OFFLINE)
-		printf(", being rebuilt around");
-	strftime(since, sizeof(since), "%F %T", localtime(&t));
-	printf(" (round %u since %s): inode %llu of %llu (%llu %%), %llu files, %llu chunks copied, %llu deleted, %llu left for another pass\n",
-	       le32_to_cpu(e->round), since, (unsigned long long)cursor,
-	       (unsigned long long)next_ino,
-	       (unsigned long long)(next_ino ? 100 * cursor / next_ino : 0),
-	       (unsigned long long)le64_to_cpu(e->files),
-	       (unsigned long long)le64_to_cpu(e->copied),
-	       (unsigned long long)le64_to_cpu(e->deleted),
-	       (unsigned long long)le64_to_cpu(e->left));
-}
-
-/* recovery HOST:PORT */
-static int cmd_recovery(struct aifs_cli *cli, int argc, char **argv)
-{
-	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
-	const struct aifs_recovery_entry *e;
-	struct aifs_recovery_rep rep;
-	struct aifs_reply reply;
-	u32 i, n;
-	int err;
-
-	if (argc != 2) {
-		cli_usage(stderr);
-		return 2;
-	}
-	err = cli_call(cli, argv[1], AIFS_OP_RECOVERY_GET, NULL, 0, &reply);
-	if (!err)
-		err = aifs_decode_recovery_rep(reply.payload, reply.len, &rep,
-					       parts);
-	if (err) {
-		if (err == -EINVAL || err == -EBADMSG || err == -EOPNOTSUPP)
-			fprintf(stderr, "aifs: %s: no RECOVERY_GET here\n",
-				argv[1]);
-		aifs_reply_free(&reply);
-		return 1;
-	}
-	n = le32_to_cpu(rep.count);
-	e = parts[0].data;
-	for (i = 0; i < n; i++)
-		print_recovery_entry(&e[i], le64_to_cpu(rep.next_ino));
-	if (!n)
-		printf("nothing to recover: every data server is UP, DRAINING or RETIRED\n");
-	aifs_reply_free(&reply);
-	return 0;
 }
 
 static const struct {
 	const char *name;
 	int (*fn)(struct aifs_cli *cli, int argc, char **argv);
 } commands[] = {
+	{ "status", cmd_status },
+	{ "df", cmd_df },
+	{ "stats", cmd_stats },
 	{ "fail", cmd_fail },
 	{ "scrub", cmd_scrub },
 	{ "fsck", cmd_fsck },
@@ -373,12 +359,30 @@ static const struct {
 	{ "archive", cmd_archive },
 };
 
+/* Take every --json out of @argv (of *@argc): true if there was one. */
+static bool take_json(int *argc, char **argv)
+{
+	bool json = false;
+	int i, n = 0;
+
+	for (i = 0; i < *argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			json = true;
+		else
+			argv[n++] = argv[i];
+	}
+	argv[n] = NULL;
+	*argc = n;
+	return json;
+}
+
 int main(int argc, char **argv)
 {
 	struct aifs_cli cli = { .secret_path = AIFS_SECRET_PATH };
 	size_t i;
 	int opt;
 
+	cli.json = take_json(&argc, argv);
 	while ((opt = getopt(argc, argv, "+s:h")) != -1) {
 		switch (opt) {
 		case 's':

@@ -5,15 +5,68 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
+
+#include <json-c/json.h>
 
 #include "aifs/libaifs.h"
+#include "aifs/aifs_genl.h"
 
+/*
+ * @json: --json was given: a command prints one JSON object (cli_json_put())
+ *	instead of its text
+ */
 struct aifs_cli {
 	const char *secret_path;
 	struct aifs_secret secret;
+	bool json;
 };
 
 void cli_usage(FILE *out);
+/*
+ * One request of @len bytes at @req to the server at HOST:PORT @server:
+ * 0 with the reply in @reply, or a negative errno (the server's status
+ * too), said on stderr; _quiet: a server's status is not said.
+ */
+int cli_call(struct aifs_cli *cli, const char *server, u16 opcode,
+	     const void *req, size_t len, struct aifs_reply *reply);
+int cli_call_quiet(struct aifs_cli *cli, const char *server, u16 opcode,
+		   const void *req, size_t len, struct aifs_reply *reply);
+int cli_connect(struct aifs_cli *cli, const char *server,
+		struct aifs_conn **conn);
+/* Print @obj on stdout, and put it: 0, or 1 when it could not be made. */
+int cli_json_put(struct json_object *obj);
+
+/* A mount's statistics, as the module's STATS_GET gives them (genl.c). */
+struct cli_mount_stats {
+	unsigned int id;
+	u64 age_ms;
+	char transport[8];
+	u64 count[AIFS_NR_COUNTERS];
+	u64 mds_ops[AIFS_STATS_NR_OPS];
+	u64 lat[AIFS_LAT_CLASSES][AIFS_LAT_BUCKETS];
+};
+
+int cli_stats_get(dev_t dev, struct cli_mount_stats *st);
+
+/* mounts.c: the aifs mounts of this process's mount namespace */
+struct cli_mount {
+	char *dir;
+	dev_t dev;
+};
+
+int cli_mounts(int argc, char **argv, struct cli_mount **mounts,
+	       size_t *nr);
+void cli_mounts_free(struct cli_mount *mounts, size_t nr);
+
+/* stats.c */
+int cmd_stats(struct aifs_cli *cli, int argc, char **argv);
+
+/* status.c */
+int cmd_status(struct aifs_cli *cli, int argc, char **argv);
+int cmd_df(struct aifs_cli *cli, int argc, char **argv);
+int cmd_scrub(struct aifs_cli *cli, int argc, char **argv);
+int cmd_recovery(struct aifs_cli *cli, int argc, char **argv);
 
 /* layout.c */
 int cmd_getlayout(struct aifs_cli *cli, int argc, char **argv);

@@ -61,19 +61,56 @@ static void print_size(u32 bytes)
 		printf("%u", bytes);
 }
 
+static unsigned int layout_targets(const struct aifs_layout *l)
+{
+	unsigned int n = le16_to_cpu(l->target_count);
+
+	return n > AIFS_LAYOUT_MAX_TARGETS ? AIFS_LAYOUT_MAX_TARGETS : n;
+}
+
+static int json_layout(const char *path, const struct aifs_layout *l)
+{
+	struct json_object *o = json_object_new_object(), *t;
+	unsigned int i, n = layout_targets(l);
+	bool ec = l->type == AIFS_LAYOUT_EC;
+
+	json_object_object_add(o, "path", json_object_new_string(path));
+	json_object_object_add(o, "type",
+			       json_object_new_string(ec ? "ec" : "replicas"));
+	json_object_object_add(o, "replicas", ec ? NULL :
+			       json_object_new_int(l->replicas));
+	json_object_object_add(o, "ec_k", ec ? json_object_new_int(l->ec_k) :
+					       NULL);
+	json_object_object_add(o, "ec_m", ec ? json_object_new_int(l->ec_m) :
+					       NULL);
+	json_object_object_add(o, "chunk_size",
+			       json_object_new_int64(le32_to_cpu(l->chunk_size)));
+	json_object_object_add(o, "stripes",
+			       json_object_new_int(le16_to_cpu(l->stripe_count)));
+	json_object_object_add(o, "generation",
+			       json_object_new_int64(le32_to_cpu(l->generation)));
+	t = json_object_new_array();
+	for (i = 0; i < n; i++)
+		json_object_array_add(t, json_object_new_int64(
+			le32_to_cpu(l->targets[i])));
+	json_object_object_add(o, "targets", t);
+	return cli_json_put(o);
+}
+
 /* getlayout PATH */
 int cmd_getlayout(struct aifs_cli *cli, int argc, char **argv)
 {
 	struct aifs_layout l;
 	unsigned int i, n;
 
-	(void)cli;
 	if (argc != 2) {
 		cli_usage(stderr);
 		return 2;
 	}
 	if (cli_layout_read(argv[1], &l))
 		return 1;
+	if (cli->json)
+		return json_layout(argv[1], &l);
 	if (l.type == AIFS_LAYOUT_EC)
 		printf("ec=%u+%u", l.ec_k, l.ec_m);
 	else
@@ -82,9 +119,7 @@ int cmd_getlayout(struct aifs_cli *cli, int argc, char **argv)
 	print_size(le32_to_cpu(l.chunk_size));
 	printf(" stripes=%u generation=%u\n", le16_to_cpu(l.stripe_count),
 	       le32_to_cpu(l.generation));
-	n = le16_to_cpu(l.target_count);
-	if (n > AIFS_LAYOUT_MAX_TARGETS)
-		n = AIFS_LAYOUT_MAX_TARGETS;
+	n = layout_targets(&l);
 	printf("targets:");
 	for (i = 0; i < n; i++)
 		printf(" %u", le32_to_cpu(l.targets[i]));
