@@ -2,12 +2,13 @@
 # the test programs built on it (tests/servers: run by 'make test-servers').
 LIBSERVER := $(BUILD)/lib/libaifsserver.a
 LIBSERVER_SRCS := $(addprefix servers/common/,log.c config.c loop.c tcp.c rdma.c \
-	peer.c handshake.c workers.c server.c program.c fail.c ec.c)
+	peer.c handshake.c workers.c server.c program.c fail.c ec.c \
+	metrics.c metrics_http.c)
 # Jerasure's headers include each other by bare name (no .pc file says so)
 EC_CFLAGS := -I/usr/include/jerasure
 LIBSERVER_CFLAGS := -Iservers/common/include $(EC_CFLAGS) $(LIBAIFS_CFLAGS)
 # Link a server with: $(LIBSERVER) $(LIBAIFS) $(LIBPROTO) $(LIBSERVER_LIBS)
-LIBSERVER_LIBS := -linih -lsystemd -lJerasure -lgf_complete $(LIBAIFS_LIBS)
+LIBSERVER_LIBS := -linih -lsystemd -lmicrohttpd -lJerasure -lgf_complete $(LIBAIFS_LIBS)
 SERVER_LINK := $(LIBSERVER) $(LIBAIFS) $(LIBPROTO)
 
 $(LIBSERVER_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBSERVER_CFLAGS)

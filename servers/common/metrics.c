@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The runtime's metrics: per-opcode request counts, errors and latency
+ * histograms, bytes, connections and the worker pools, written in the
+ * Prometheus text format (aifs/metrics.h).  The loop thread is the only
+ * writer of every counter here; a scrape on the HTTP thread reads them
+ * with relaxed atomics, so a scrape sees each value whole, and takes one
+ * snapshot of the opcodes so that a histogram's count, its +Inf bucket
+ * and aifs_requests_total agree within the scrape.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+static const struct {
+	u64 ns;
+	const char *le;
+} metrics_buckets[AIFS_METRICS_BUCKETS] = {
+	{ 25000, "2.5e-05" },		{ 50000, "5e-05" },
+	{ 100000, "0.0001" },		{ 250000, "0.00025" },
+	{ 500000, "0.0005" },		{ 1000000, "0.001" },
+	{ 2500000, "0.0025" },		{ 5000000, "0.005" },
+	{ 10000000, "0.01" },		{ 25000000, "0.025" },
+	{ 50000000, "0.05" },		{ 100000000, "0.1" },
+	{ 250000000, "0.25" },		{ 500000000, "0.5" },
+	{ 1000000000, "1" },		{ 2500000000ULL, "2.5" },
+	{ 5000000000ULL, "5" },		{ 10000000000ULL, "10" },
+};
+
+static u64 metrics_load(const u64 *v)
+{
+	return __atomic_load_n(v, __ATOMIC_RELAXED);
+}
+
+u64 aifs_metrics_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+void aifs_metrics_init(struct aifs_metrics *m)
+{
+	m->start_time = time(NULL);
+	m->start_ns = aifs_metrics_clock();
+}
+
+void aifs_metrics_add(u64 *counter, s64 n)
+{
+	__atomic_fetch_add(counter, n, __ATOMIC_RELAXED);
+}
+
+static unsigned int metrics_bucket(u64 ns)
+{
+	unsigned int i;
+
+	for (i = 0; i < AIFS_METRICS_BUCKETS; i++)
+		if (ns <= metrics_buckets[i].ns)
+			break;
+	return i;
+}
+
+void aifs_metrics_request(struct aifs_metrics *m, u16 opcode, u32 status,
+			  u64 arrived_ns)
+{
+	struct aifs_op_stats *op = &m->ops[opcode];
+	u64 ns = aifs_metrics_clock() - arrived_ns;
+
+	aifs_metrics_add(&op->sum_ns, ns);
+	if (status)
+		aifs_metrics_add(&op->errors, 1);
+	aifs_metrics_add(&op->buckets[metrics_bucket(ns)], 1);
+}
+
+/* ---- the text format ---- */
+
+void aifs_metric_head(FILE *out, const char *name, const char *type,
+		      const char *help)
+{
+	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void metric_name(FILE *out, const char *name, const char *labels)
+{
+	if (labels)
+		fprintf(out, "%s{%s} ", name, labels);
+	else
+		fprintf(out, "%s ", name);
+}
+
+void aifs_metric_u64(FILE *out, const char *name, const char *labels,
+		     u64 value)
+{
+	metric_name(out, name, labels);
+	fprintf(out, "%llu\n", (unsigned long long)value);
+}
+
+void aifs_metric_double(FILE *out, const char *name, const char *labels,
+			double value)
+{
+	metric_name(out, name, labels);
+	fprintf(out, "%.9g\n", value);
+}
+
+void aifs_metric_one(FILE *out, const char *name, const char *type,
+		     const char *help, u64 value)
+{
+	aifs_metric_head(out, name, type, help);
+	aifs_metric_u64(out, name, NULL, value);
+}
+
+/* ---- the runtime's metrics ---- */
+
+static u64 op_count(const struct aifs_op_stats *op)
+{
+	u64 n = 0;
+	unsigned int i;
+
+	for (i = 0; i <= AIFS_METRICS_BUCKETS; i++)
+		n += op->buckets[i];
+	return n;
+}
+
+static void op_snapshot(const struct aifs_op_stats *op,
+			struct aifs_op_stats *snap)
+{
+	unsigned int i;
+
+	for (i = 0; i <= AIFS_METRICS_BUCKETS; i++)
+		snap->buckets[i] = metrics_load(&op->buckets[i]);
+	snap->errors = metrics_load(&op->errors);
+	snap->sum_ns = metrics_load(&op->sum_ns);
+}
+
+static void op_histogram(FILE *out, const char *op,
+			 const struct aifs_op_stats *s)
+{
+	const char *name = "aifs_request_duration_seconds";
+	char labels[96];
+	u64 cum = 0;
+	unsigned int i;
+
+	for (i = 0; i < AIFS_METRICS_BUCKETS; i++) {
+		cum += s->buckets[i];
+		snprintf(labels, sizeof(labels), "op=\"%s\",le=\"%s\"", op,
+			 metrics_buckets[i].le);
+		aifs_metric_u64(out, "aifs_request_duration_seconds_bucket",
+				labels, cum);
+	}
+	snprintf(labels, sizeof(labels), "op=\"%s\",le=\"+Inf\"", op);
+	aifs_metric_u64(out, "aifs_request_duration_seconds_bucket", labels,
+			op_count(s));
+	snprintf(labels, sizeof(labels), "op=\"%s\"", op);
+	fprintf(out, "%s_sum{%s} %.9f\n", name, labels, s->sum_ns / 1e9);
+	fprintf(out, "%s_count{%s} %llu\n", name, labels,
+		(unsigned long long)op_count(s));
+}
+
+static u64 op_errors(const struct aifs_op_stats *s)
+{
+	return s->errors;
+}
+
+/* The per-opcode families: the value of an opcode's snapshot, or NULL:
+ * the histogram. */
+static const struct {
+	const char *name, *type, *help;
+	u64 (*value)(const struct aifs_op_stats *s);
+} metrics_op_families[] = {
+	{ "aifs_requests_total", "counter",
+	  "Requests answered, by opcode.", op_count },
+	{ "aifs_request_errors_total", "counter",
+	  "Requests answered with a non-zero status, by opcode.", op_errors },
+	{ "aifs_request_duration_seconds", "histogram",
+	  "Time from a request's arrival to its reply being queued.", NULL },
+};
+
+static void metrics_ops(struct aifs_server *srv, FILE *out,
+			const struct aifs_op_stats *snap)
+{
+	const char *op;
+	char labels[64];
+	size_t f;
+	u16 i;
+
+	for (f = 0; f < ARRAY_SIZE(metrics_op_families); f++) {
+		aifs_metric_head(out, metrics_op_families[f].name,
+				 metrics_op_families[f].type,
+				 metrics_op_families[f].help);
+		for (i = 0; i < AIFS_SERVER_MAX_OPCODE; i++) {
+			if (!srv->handlers[i].fn)
+				continue;
+			op = aifs_opcode_name(i);
+			if (!metrics_op_families[f].value) {
+				op_histogram(out, op, &snap[i]);
+				continue;
+			}
+			snprintf(labels, sizeof(labels), "op=\"%s\"", op);
+			aifs_metric_u64(out, metrics_op_families[f].name, labels,
+					metrics_op_families[f].value(&snap[i]));
+		}
+	}
+}
+
+static void metrics_pool(FILE *out, const char *pool, struct aifs_workers *w)
+{
+	unsigned int queued, busy;
+	char labels[32];
+
+	aifs_workers_load(w, &queued, &busy);
+	snprintf(labels, sizeof(labels), "pool=\"%s\"", pool);
+	fprintf(out, "aifs_worker_threads{%s} %d\n", labels,
+		w->started ? w->nr_threads : 0);
+	fprintf(out, "aifs_workers_busy{%s} %u\n", labels, busy);
+	fprintf(out, "aifs_work_queue_depth{%s} %u\n", labels, queued);
+}
+
+static void metrics_pools(struct aifs_server *srv, FILE *out)
+{
+	aifs_metric_head(out, "aifs_worker_threads", "gauge",
+			 "Threads of a pool: workers (blocking handlers) or peer (requests of other servers).");
+	aifs_metric_head(out, "aifs_workers_busy", "gauge",
+			 "Threads of a pool running a request now.");
+	aifs_metric_head(out, "aifs_work_queue_depth", "gauge",
+			 "Requests waiting for a thread of a pool.");
+	metrics_pool(out, "workers", &srv->workers);
+	metrics_pool(out, "peer", &srv->peer_workers);
+}
+
+static void metrics_process(struct aifs_server *srv, FILE *out)
+{
+	struct aifs_metrics *m = &srv->metrics;
+
+	aifs_metric_head(out, "aifs_build_info", "gauge",
+			 "The server program and the protocol versions it speaks; always 1.");
+	fprintf(out, "aifs_build_info{server=\"%s\",protocol_min=\"%d\",protocol_max=\"%d\"} 1\n",
+		aifs_log_component(), AIFS_PROTO_MIN_VERSION,
+		AIFS_PROTO_VERSION);
+	aifs_metric_one(out, "aifs_start_time_seconds", "gauge",
+			"When the server started, in Unix seconds.",
+			m->start_time);
+	aifs_metric_head(out, "aifs_uptime_seconds", "gauge",
+			 "Seconds since the server started.");
+	aifs_metric_double(out, "aifs_uptime_seconds", NULL,
+			   (aifs_metrics_clock() - m->start_ns) / 1e9);
+	aifs_metric_one(out, "aifs_map_epoch", "gauge",
+			"The cluster map epoch every reply carries.",
+			metrics_load(&srv->map_epoch));
+}
+
+static void metrics_io(struct aifs_server *srv, FILE *out)
+{
+	struct aifs_metrics *m = &srv->metrics;
+
+	aifs_metric_one(out, "aifs_received_bytes_total", "counter",
+			"Bytes received on client and server connections.",
+			metrics_load(&m->rx_bytes));
+	aifs_metric_one(out, "aifs_sent_bytes_total", "counter",
+			"Bytes sent on client and server connections.",
+			metrics_load(&m->tx_bytes));
+	aifs_metric_one(out, "aifs_connections", "gauge",
+			"Connections open now.", metrics_load(&m->connections));
+	aifs_metric_one(out, "aifs_connections_accepted_total", "counter",
+			"Connections accepted (and not refused at max_connections).",
+			metrics_load(&m->accepted));
+}
+
+int aifs_metrics_write(struct aifs_server *srv, FILE *out)
+{
+	struct aifs_op_stats *snap;
+	u16 i;
+
+	snap = calloc(AIFS_SERVER_MAX_OPCODE, sizeof(*snap));
+	if (!snap)
+		return -ENOMEM;
+	for (i = 0; i < AIFS_SERVER_MAX_OPCODE; i++)
+		op_snapshot(&srv->metrics.ops[i], &snap[i]);
+	metrics_process(srv, out);
+	metrics_ops(srv, out, snap);
+	free(snap);
+	metrics_io(srv, out);
+	metrics_pools(srv, out);
+	if (srv->metrics.fn)
+		srv->metrics.fn(out, srv->data);
+	return 0;
+}
