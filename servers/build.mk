@@ -61,7 +61,8 @@ $(foreach t,$(SERVER_TESTS),$(eval $(call SERVER_TEST_RULE,$(t))))
 
 # aifs-ds, the data server (servers/ds; Documentation/ds.md).
 DS_SRCS := $(addprefix servers/ds/,main.c identity.c store.c crc.c block.c \
-	io.c replicate.c resync.c scrub.c sync.c statfs.c mds_link.c ec.c)
+	io.c replicate.c resync.c scrub.c sync.c statfs.c mds_link.c ec.c \
+	metrics.c)
 USER_PROGS += $(BIN)/aifs-ds
 
 $(DS_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBSERVER_CFLAGS)
@@ -74,7 +75,7 @@ $(BIN)/aifs-ds: $(DS_SRCS:%.c=$(BUILD)/obj/%.o) $(SERVER_LINK)
 MDS_SRCS := $(addprefix servers/mds/,main.c db.c reply.c perm.c inode.c \
 	dir.c namei.c rename.c xattr.c open.c layout.c clustermap.c writer.c \
 	replycache.c check.c repair.c fsck.c bg.c chunkq.c recovery.c acl.c \
-	archive.c)
+	archive.c metrics.c)
 USER_PROGS += $(BIN)/aifs-mds
 
 $(MDS_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBSERVER_CFLAGS)

@@ -112,6 +112,31 @@ void aifs_metric_one(FILE *out, const char *name, const char *type,
 	aifs_metric_u64(out, name, NULL, value);
 }
 
+u64 aifs_metric_field_value(const struct aifs_metric_field *f,
+			    const void *base)
+{
+	const u8 *p = (const u8 *)base + f->offset;
+	__le64 v64;
+	__le32 v32;
+
+	if (f->size == sizeof(v64)) {
+		memcpy(&v64, p, sizeof(v64));
+		return le64_to_cpu(v64);
+	}
+	memcpy(&v32, p, sizeof(v32));
+	return le32_to_cpu(v32);
+}
+
+void aifs_metric_fields(FILE *out, const struct aifs_metric_field *f,
+			size_t n, const void *base)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		aifs_metric_one(out, f[i].name, f[i].type, f[i].help,
+				aifs_metric_field_value(&f[i], base));
+}
+
 /* ---- the runtime's metrics ---- */
 
 static u64 op_count(const struct aifs_op_stats *op)
@@ -205,29 +230,54 @@ static void metrics_ops(struct aifs_server *srv, FILE *out,
 	}
 }
 
-static void metrics_pool(FILE *out, const char *pool, struct aifs_workers *w)
-{
-	unsigned int queued, busy;
-	char labels[32];
+/* A worker pool as a scrape sees it. */
+struct metrics_pool {
+	const char *name;
+	unsigned int threads, busy, queued;
+};
 
-	aifs_workers_load(w, &queued, &busy);
-	snprintf(labels, sizeof(labels), "pool=\"%s\"", pool);
-	fprintf(out, "aifs_worker_threads{%s} %d\n", labels,
-		w->started ? w->nr_threads : 0);
-	fprintf(out, "aifs_workers_busy{%s} %u\n", labels, busy);
-	fprintf(out, "aifs_work_queue_depth{%s} %u\n", labels, queued);
+static void pool_load(struct metrics_pool *p, const char *name,
+		      struct aifs_workers *w)
+{
+	p->name = name;
+	p->threads = w->started ? w->nr_threads : 0;
+	aifs_workers_load(w, &p->queued, &p->busy);
 }
+
+static const struct {
+	const char *name, *help;
+	size_t offset;		/* of an unsigned int in struct metrics_pool */
+} metrics_pool_families[] = {
+	{ "aifs_worker_threads",
+	  "Threads of a pool: workers (blocking handlers) or peer (requests of other servers).",
+	  offsetof(struct metrics_pool, threads) },
+	{ "aifs_workers_busy", "Threads of a pool running a request now.",
+	  offsetof(struct metrics_pool, busy) },
+	{ "aifs_work_queue_depth", "Requests waiting for a thread of a pool.",
+	  offsetof(struct metrics_pool, queued) },
+};
 
 static void metrics_pools(struct aifs_server *srv, FILE *out)
 {
-	aifs_metric_head(out, "aifs_worker_threads", "gauge",
-			 "Threads of a pool: workers (blocking handlers) or peer (requests of other servers).");
-	aifs_metric_head(out, "aifs_workers_busy", "gauge",
-			 "Threads of a pool running a request now.");
-	aifs_metric_head(out, "aifs_work_queue_depth", "gauge",
-			 "Requests waiting for a thread of a pool.");
-	metrics_pool(out, "workers", &srv->workers);
-	metrics_pool(out, "peer", &srv->peer_workers);
+	struct metrics_pool pools[2];
+	const unsigned int *v;
+	char labels[32];
+	size_t f, i;
+
+	pool_load(&pools[0], "workers", &srv->workers);
+	pool_load(&pools[1], "peer", &srv->peer_workers);
+	for (f = 0; f < ARRAY_SIZE(metrics_pool_families); f++) {
+		aifs_metric_head(out, metrics_pool_families[f].name, "gauge",
+				 metrics_pool_families[f].help);
+		for (i = 0; i < ARRAY_SIZE(pools); i++) {
+			v = (const void *)((const u8 *)&pools[i] +
+					   metrics_pool_families[f].offset);
+			snprintf(labels, sizeof(labels), "pool=\"%s\"",
+				 pools[i].name);
+			aifs_metric_u64(out, metrics_pool_families[f].name,
+					labels, *v);
+		}
+	}
 }
 
 static void metrics_process(struct aifs_server *srv, FILE *out)
