@@ -301,21 +301,36 @@ static void metrics_process(struct aifs_server *srv, FILE *out)
 			metrics_load(&srv->map_epoch));
 }
 
+/* The runtime's counters of connections and bytes, by their place in
+ * struct aifs_metrics. */
+static const struct {
+	const char *name, *type, *help;
+	size_t offset;
+} metrics_io_counters[] = {
+	{ "aifs_received_bytes_total", "counter",
+	  "Bytes received on client and server connections.",
+	  offsetof(struct aifs_metrics, rx_bytes) },
+	{ "aifs_sent_bytes_total", "counter",
+	  "Bytes sent on client and server connections.",
+	  offsetof(struct aifs_metrics, tx_bytes) },
+	{ "aifs_connections", "gauge", "Connections open now.",
+	  offsetof(struct aifs_metrics, connections) },
+	{ "aifs_connections_accepted_total", "counter",
+	  "Connections accepted (and not refused at max_connections).",
+	  offsetof(struct aifs_metrics, accepted) },
+};
+
 static void metrics_io(struct aifs_server *srv, FILE *out)
 {
-	struct aifs_metrics *m = &srv->metrics;
+	const u8 *m = (const u8 *)&srv->metrics;
+	size_t i;
 
-	aifs_metric_one(out, "aifs_received_bytes_total", "counter",
-			"Bytes received on client and server connections.",
-			metrics_load(&m->rx_bytes));
-	aifs_metric_one(out, "aifs_sent_bytes_total", "counter",
-			"Bytes sent on client and server connections.",
-			metrics_load(&m->tx_bytes));
-	aifs_metric_one(out, "aifs_connections", "gauge",
-			"Connections open now.", metrics_load(&m->connections));
-	aifs_metric_one(out, "aifs_connections_accepted_total", "counter",
-			"Connections accepted (and not refused at max_connections).",
-			metrics_load(&m->accepted));
+	for (i = 0; i < ARRAY_SIZE(metrics_io_counters); i++)
+		aifs_metric_one(out, metrics_io_counters[i].name,
+				metrics_io_counters[i].type,
+				metrics_io_counters[i].help,
+				metrics_load((const u64 *)(m +
+					     metrics_io_counters[i].offset)));
 }
 
 int aifs_metrics_write(struct aifs_server *srv, FILE *out)

@@ -270,7 +270,7 @@ void ds_resync_request(struct ds *ds, const struct aifs_chunk_id *id,
 		       u32 chunk_size, u64 min_version, u32 fence,
 		       const u32 *peers, u32 nr_peers);
 void ds_resync_counts(struct ds *ds, u64 *resynced, u64 *failed);
-u32 ds_resync_queued(struct ds *ds);
+u64 ds_resync_queued(struct ds *ds);
 void ds_resync_wait(struct ds *ds, const struct aifs_chunk_id *id);
 
 /* sync.c */

@@ -76,23 +76,57 @@ static void ds_metrics_scrub(struct ds *ds, FILE *out)
 				   ARRAY_SIZE(ds_scrub_metrics), &rep);
 }
 
+static u64 ds_forwards(struct ds *ds)
+{
+	return atomic_load(&ds->forwards);
+}
+
+static u64 ds_forwards_refused(struct ds *ds)
+{
+	return atomic_load(&ds->forwards_refused);
+}
+
+static u64 ds_catching_up(struct ds *ds)
+{
+	return atomic_load(&ds->catching_up);
+}
+
+static u64 ds_lease(struct ds *ds)
+{
+	return ds_serving(ds);
+}
+
+/* Replication and catching up, each read by its owner's rules. */
+static const struct {
+	const char *name, *type, *help;
+	u64 (*value)(struct ds *ds);
+} ds_activity_metrics[] = {
+	{ "aifs_ds_forwards_total", "counter",
+	  "Writes forwarded to replicas by this server as primary.",
+	  ds_forwards },
+	{ "aifs_ds_forwards_refused_total", "counter",
+	  "Forwards that could not be done now: the client's write was retried.",
+	  ds_forwards_refused },
+	{ "aifs_ds_resync_queue", "gauge",
+	  "Chunks queued for resync from their group, or resyncing.",
+	  ds_resync_queued },
+	{ "aifs_ds_catchup_inodes", "gauge",
+	  "Inodes this server still catches up on after being away.",
+	  ds_catching_up },
+	{ "aifs_ds_serving", "gauge",
+	  "1 while the MDS's lease lets this server serve reads and primary writes.",
+	  ds_lease },
+};
+
 static void ds_metrics_activity(struct ds *ds, FILE *out)
 {
-	aifs_metric_one(out, "aifs_ds_forwards_total", "counter",
-			"Writes forwarded to replicas by this server as primary.",
-			atomic_load(&ds->forwards));
-	aifs_metric_one(out, "aifs_ds_forwards_refused_total", "counter",
-			"Forwards that could not be done now: the client's write was retried.",
-			atomic_load(&ds->forwards_refused));
-	aifs_metric_one(out, "aifs_ds_resync_queue", "gauge",
-			"Chunks queued for resync from their group, or resyncing.",
-			ds_resync_queued(ds));
-	aifs_metric_one(out, "aifs_ds_catchup_inodes", "gauge",
-			"Inodes this server still catches up on after being away.",
-			atomic_load(&ds->catching_up));
-	aifs_metric_one(out, "aifs_ds_serving", "gauge",
-			"1 while the MDS's lease lets this server serve reads and primary writes.",
-			ds_serving(ds));
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(ds_activity_metrics); i++)
+		aifs_metric_one(out, ds_activity_metrics[i].name,
+				ds_activity_metrics[i].type,
+				ds_activity_metrics[i].help,
+				ds_activity_metrics[i].value(ds));
 }
 
 /* aifs_metrics_fn of the DS. */

@@ -114,10 +114,10 @@ void ds_resync_counts(struct ds *ds, u64 *resynced, u64 *failed)
 }
 
 /* Chunks waiting for resync or being resynced now. */
-u32 ds_resync_queued(struct ds *ds)
+u64 ds_resync_queued(struct ds *ds)
 {
 	struct ds_resync *rs = ds->resync;
-	u32 nr;
+	u64 nr;
 
 	pthread_mutex_lock(&rs->lock);
 	nr = rs->nr;

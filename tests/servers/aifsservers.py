@@ -4,14 +4,14 @@ directory with its config, secret and log, on loopback, with its metrics
 served on a free port (metrics_port).  Python standard library only."""
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
 
-from aifstest import BUILD, SECRET, SLOW, WRAPPER, Peer, _die_with_parent
+from aifstest import BUILD, SECRET, SLOW, WRAPPER, ServerProcess, \
+    _die_with_parent
 
 
 def skip(reason):
@@ -27,7 +27,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-class ClusterNode:
+class ClusterNode(ServerProcess):
     """One server program with a config of its own; not started."""
 
     def __init__(self, prog, settings):
@@ -89,16 +89,12 @@ class ClusterNode:
     def command(self):
         return WRAPPER + [self.bin, "-c", self.conf_path]
 
-    def log_text(self):
-        with open(self.log_path) as f:
-            return f.read()
-
-    def wait_started(self, log_from=0, timeout=10):
+    def wait_started(self, timeout=10):
         """Wait for the log's "listening on" (the port) and "metrics on"
-        lines, after offset @log_from; raise if the server exits first."""
+        lines; raise if the server exits first."""
         deadline = time.monotonic() + timeout * SLOW
         while time.monotonic() < deadline:
-            text = self.log_text()[log_from:]
+            text = self.log_text()
             m = re.search(r"listening on \S+:(\d+) ", text)
             if m and "metrics on http://" in text:
                 self.port = int(m.group(1))
@@ -116,29 +112,7 @@ class ClusterNode:
         self.wait_started()
         return self
 
-    def peer(self, **kw):
-        return Peer(self.port, **kw)
-
-    def stop(self, sig=signal.SIGTERM, timeout=5):
-        """Signal the server; its exit status, or None if it hung."""
-        self.proc.send_signal(sig)
-        try:
-            return self.proc.wait(timeout * SLOW)
-        except subprocess.TimeoutExpired:
-            return None
-
-    def close(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        if self.log:
-            self.log.close()
-        self.dir.cleanup()
-
     def __enter__(self):
         if not self.proc:
             self.start()
         return self
-
-    def __exit__(self, *exc):
-        self.close()
