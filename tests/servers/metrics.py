@@ -4,8 +4,9 @@
 the text parses as the Prometheus exposition format (prometheus_client's
 own parser), counters move by exactly the requests the test sends,
 histograms are whole (cumulative buckets ending in +Inf, _count equal to
-aifs_requests_total), gauges are sane, other paths are 404, and a server
-stops cleanly on SIGTERM while scrapes are in progress."""
+aifs_requests_total), gauges are sane, other paths are 404 (other methods
+405), a server stops cleanly on SIGTERM while scrapes are in progress,
+and a metrics port in use stops a server at start."""
 import http.client
 import os
 import signal
@@ -15,7 +16,7 @@ import sys
 import threading
 import time
 
-from aifstest import HDR, SLOW, run_tests
+from aifstest import HDR, SLOW, Server, run_tests
 from aifsservers import ClusterNode, skip
 
 try:
@@ -35,12 +36,12 @@ PINGS, STATFS, SCRUBS = 7, 5, 3
 OK, EINVAL = 0, 22
 
 
-def scrape(node, path="/metrics"):
-    """(status, content type, body) of a GET."""
+def scrape(node, path="/metrics", method="GET"):
+    """(status, content type, body) of a GET (or @method)."""
     c = http.client.HTTPConnection("127.0.0.1", node.metrics_port,
                                    timeout=5 * SLOW)
     try:
-        c.request("GET", path)
+        c.request(method, path)
         r = c.getresponse()
         return r.status, r.getheader("Content-Type"), r.read().decode()
     finally:
@@ -178,6 +179,8 @@ def test_not_found():
         assert status == 404, status
         status, _, _ = scrape(node, "/metrics/x")
         assert status == 404, status
+        status, _, _ = scrape(node, method="POST")
+        assert status == 405, status
 
 
 def scraping(node, stop, errors):
@@ -217,6 +220,21 @@ def test_stop_while_scraping():
         assert not errors, errors
 
 
+def test_port_taken():
+    """A metrics port in use stops the server at start, as a listen_port
+    would (the echo server: the runtime alone)."""
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        srv = Server({"metrics_address": "127.0.0.1",
+                      "metrics_port": str(port)}, start=False)
+        try:
+            rc, out = srv.run()
+        finally:
+            srv.close()
+    assert rc != 0, out
+    assert f"metrics: cannot listen on 127.0.0.1 port {port}" in out, out
+
+
 NODES = {}
 
 
@@ -229,7 +247,7 @@ def main():
             assert time.monotonic() < deadline, "the DS did not come up"
             time.sleep(0.05)
         run_tests([test_mds_metrics, test_ds_metrics, test_not_found,
-                   test_stop_while_scraping])
+                   test_stop_while_scraping, test_port_taken])
 
 
 if __name__ == "__main__":
