@@ -221,8 +221,7 @@ void aifs_metrics_add(u64 *counter, s64 n);
 /* A reply with @status to a request that arrived at @arrived_ns. */
 void aifs_metrics_request(struct aifs_metrics *m, u16 opcode, u32 status,
 			  u64 arrived_ns);
-/* Every metric of @srv, the runtime's and the server's own, to @out:
- * 0 or -ENOMEM. */
+/* Every metric of @srv, the runtime's and its own, to @out: 0 or -ENOMEM. */
 int aifs_metrics_write(struct aifs_server *srv, FILE *out);
 
 /* metrics_http.c */

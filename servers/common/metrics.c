@@ -160,28 +160,26 @@ static void op_snapshot(const struct aifs_op_stats *op,
 	snap->sum_ns = metrics_load(&op->sum_ns);
 }
 
+#define METRICS_LATENCY	"aifs_request_duration_seconds"
+
 static void op_histogram(FILE *out, const char *op,
 			 const struct aifs_op_stats *s)
 {
-	const char *name = "aifs_request_duration_seconds";
-	char labels[96];
 	u64 cum = 0;
 	unsigned int i;
 
 	for (i = 0; i < AIFS_METRICS_BUCKETS; i++) {
 		cum += s->buckets[i];
-		snprintf(labels, sizeof(labels), "op=\"%s\",le=\"%s\"", op,
-			 metrics_buckets[i].le);
-		aifs_metric_u64(out, "aifs_request_duration_seconds_bucket",
-				labels, cum);
+		fprintf(out, METRICS_LATENCY "_bucket{op=\"%s\",le=\"%s\"} %llu\n",
+			op, metrics_buckets[i].le, (unsigned long long)cum);
 	}
-	snprintf(labels, sizeof(labels), "op=\"%s\",le=\"+Inf\"", op);
-	aifs_metric_u64(out, "aifs_request_duration_seconds_bucket", labels,
-			op_count(s));
-	snprintf(labels, sizeof(labels), "op=\"%s\"", op);
-	fprintf(out, "%s_sum{%s} %.9f\n", name, labels, s->sum_ns / 1e9);
-	fprintf(out, "%s_count{%s} %llu\n", name, labels,
-		(unsigned long long)op_count(s));
+	cum += s->buckets[AIFS_METRICS_BUCKETS];
+	fprintf(out, METRICS_LATENCY "_bucket{op=\"%s\",le=\"+Inf\"} %llu\n",
+		op, (unsigned long long)cum);
+	fprintf(out, METRICS_LATENCY "_sum{op=\"%s\"} %.9f\n", op,
+		s->sum_ns / 1e9);
+	fprintf(out, METRICS_LATENCY "_count{op=\"%s\"} %llu\n", op,
+		(unsigned long long)cum);
 }
 
 static u64 op_errors(const struct aifs_op_stats *s)
@@ -189,8 +187,10 @@ static u64 op_errors(const struct aifs_op_stats *s)
 	return s->errors;
 }
 
-/* The per-opcode families: the value of an opcode's snapshot, or NULL:
- * the histogram. */
+/*
+ * The per-opcode families: each with the value of an opcode's snapshot,
+ * or NULL: the histogram.
+ */
 static const struct {
 	const char *name, *type, *help;
 	u64 (*value)(const struct aifs_op_stats *s);
@@ -199,7 +199,7 @@ static const struct {
 	  "Requests answered, by opcode.", op_count },
 	{ "aifs_request_errors_total", "counter",
 	  "Requests answered with a non-zero status, by opcode.", op_errors },
-	{ "aifs_request_duration_seconds", "histogram",
+	{ METRICS_LATENCY, "histogram",
 	  "Time from a request's arrival to its reply being queued.", NULL },
 };
 
@@ -301,8 +301,7 @@ static void metrics_process(struct aifs_server *srv, FILE *out)
 			metrics_load(&srv->map_epoch));
 }
 
-/* The runtime's counters of connections and bytes, by their place in
- * struct aifs_metrics. */
+/* The runtime's counters of bytes and connections in struct aifs_metrics. */
 static const struct {
 	const char *name, *type, *help;
 	size_t offset;
