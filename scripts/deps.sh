@@ -19,7 +19,7 @@ PACKAGES=(
 	qemu-system-x86 linux-image-amd64 busybox-static cpio iproute2
 	# tests, benchmarks and peers measured beside aifs
 	nfs-kernel-server fio stress-ng fsmark dbench python3 acl attr nftables
-	python3-hypothesis jq
+	python3-hypothesis python3-prometheus-client jq
 	# packaging
 	dkms
 )

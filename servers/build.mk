@@ -2,12 +2,13 @@
 # the test programs built on it (tests/servers: run by 'make test-servers').
 LIBSERVER := $(BUILD)/lib/libaifsserver.a
 LIBSERVER_SRCS := $(addprefix servers/common/,log.c config.c loop.c tcp.c rdma.c \
-	peer.c handshake.c workers.c server.c program.c fail.c ec.c)
+	peer.c handshake.c workers.c server.c program.c fail.c ec.c \
+	metrics.c metrics_http.c)
 # Jerasure's headers include each other by bare name (no .pc file says so)
 EC_CFLAGS := -I/usr/include/jerasure
 LIBSERVER_CFLAGS := -Iservers/common/include $(EC_CFLAGS) $(LIBAIFS_CFLAGS)
 # Link a server with: $(LIBSERVER) $(LIBAIFS) $(LIBPROTO) $(LIBSERVER_LIBS)
-LIBSERVER_LIBS := -linih -lsystemd -lJerasure -lgf_complete $(LIBAIFS_LIBS)
+LIBSERVER_LIBS := -linih -lsystemd -lmicrohttpd -lJerasure -lgf_complete $(LIBAIFS_LIBS)
 SERVER_LINK := $(LIBSERVER) $(LIBAIFS) $(LIBPROTO)
 
 $(LIBSERVER_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBSERVER_CFLAGS)
@@ -60,7 +61,8 @@ $(foreach t,$(SERVER_TESTS),$(eval $(call SERVER_TEST_RULE,$(t))))
 
 # aifs-ds, the data server (servers/ds; Documentation/ds.md).
 DS_SRCS := $(addprefix servers/ds/,main.c identity.c store.c crc.c block.c \
-	io.c replicate.c resync.c scrub.c sync.c statfs.c mds_link.c ec.c)
+	io.c replicate.c resync.c scrub.c sync.c statfs.c mds_link.c ec.c \
+	metrics.c)
 USER_PROGS += $(BIN)/aifs-ds
 
 $(DS_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBSERVER_CFLAGS)
@@ -73,7 +75,7 @@ $(BIN)/aifs-ds: $(DS_SRCS:%.c=$(BUILD)/obj/%.o) $(SERVER_LINK)
 MDS_SRCS := $(addprefix servers/mds/,main.c db.c reply.c perm.c inode.c \
 	dir.c namei.c rename.c xattr.c open.c layout.c clustermap.c writer.c \
 	replycache.c check.c repair.c fsck.c bg.c chunkq.c recovery.c acl.c \
-	archive.c)
+	archive.c metrics.c)
 USER_PROGS += $(BIN)/aifs-mds
 
 $(MDS_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBSERVER_CFLAGS)

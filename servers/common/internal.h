@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "aifs/fail.h"
 #include "aifs/libaifs.h"
@@ -14,6 +15,8 @@
 #include "aifs/server.h"
 #include "aifs/transport.h"
 #include "list.h"
+
+struct MHD_Daemon;
 
 /* Opcodes a handler can be registered for: 0..AIFS_SERVER_MAX_OPCODE-1. */
 #define AIFS_SERVER_MAX_OPCODE	512
@@ -100,6 +103,7 @@ struct aifs_job {
 	int ret;			/* what fn returned */
 	struct aifs_peer *peer;
 	void *payload;			/* req.payload, owned */
+	u64 arrived_ns;			/* aifs_metrics_clock(): latency */
 };
 
 struct aifs_workers {
@@ -110,6 +114,8 @@ struct aifs_workers {
 	pthread_cond_t wake;
 	struct aifs_list todo;
 	struct aifs_list done;
+	unsigned int queued;		/* jobs in @todo */
+	unsigned int busy;		/* threads running a job */
 	bool exiting;
 	int efd;			/* eventfd: @done has jobs */
 };
@@ -117,6 +123,34 @@ struct aifs_workers {
 struct aifs_handler {
 	aifs_handler_fn *fn;
 	unsigned int flags;
+};
+
+/*
+ * Latency buckets of the request histogram: upper bounds from 25 us to
+ * 10 s, NVMe reads at the low end, commits and forwards further up.
+ */
+#define AIFS_METRICS_BUCKETS	18
+
+/*
+ * One opcode's requests, written by the loop thread alone, read by the
+ * HTTP thread: every field is accessed with relaxed atomics.  The buckets
+ * are not cumulative; the last one is +Inf.
+ */
+struct aifs_op_stats {
+	u64 buckets[AIFS_METRICS_BUCKETS + 1];
+	u64 errors;
+	u64 sum_ns;
+};
+
+struct aifs_metrics {
+	struct aifs_op_stats ops[AIFS_SERVER_MAX_OPCODE];
+	u64 rx_bytes, tx_bytes;
+	u64 accepted;
+	u64 connections;		/* open now */
+	u64 start_time;			/* Unix seconds */
+	u64 start_ns;			/* aifs_metrics_clock() */
+	aifs_metrics_fn *fn;		/* the server's own */
+	struct MHD_Daemon *httpd;
 };
 
 /* TCP, and RDMA where the machine has it. */
@@ -149,6 +183,7 @@ struct aifs_server {
 	aifs_session_fn *session_end;
 	aifs_reload_fn *reload;
 	struct aifs_handler handlers[AIFS_SERVER_MAX_OPCODE];
+	struct aifs_metrics metrics;
 };
 
 /* peer.c */
@@ -173,6 +208,25 @@ int aifs_workers_start(struct aifs_workers *w, int nr_threads);
 void aifs_workers_submit(struct aifs_workers *w, struct aifs_job *job);
 void aifs_workers_take_done(struct aifs_workers *w, struct aifs_list *jobs);
 void aifs_workers_stop(struct aifs_workers *w, struct aifs_list *leftover);
+
+/* workers.c: what a scrape reports of a pool (zeros if not started) */
+void aifs_workers_load(struct aifs_workers *w, unsigned int *queued,
+		       unsigned int *busy);
+
+/* metrics.c */
+u64 aifs_metrics_clock(void);
+void aifs_metrics_init(struct aifs_metrics *m);
+/* Add @n to @counter: the loop thread's side of a counter. */
+void aifs_metrics_add(u64 *counter, s64 n);
+/* A reply with @status to a request that arrived at @arrived_ns. */
+void aifs_metrics_request(struct aifs_metrics *m, u16 opcode, u32 status,
+			  u64 arrived_ns);
+/* Every metric of @srv, the runtime's and its own, to @out: 0 or -ENOMEM. */
+int aifs_metrics_write(struct aifs_server *srv, FILE *out);
+
+/* metrics_http.c */
+int aifs_metrics_http_start(struct aifs_server *srv);
+void aifs_metrics_http_stop(struct aifs_server *srv);
 
 /* server.c */
 void aifs_server_peer_gone(struct aifs_server *srv);

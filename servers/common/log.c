@@ -38,6 +38,11 @@ void aifs_log_setup(const char *component, enum aifs_log_level level)
 	log_to_journal = getenv("JOURNAL_STREAM");
 }
 
+const char *aifs_log_component(void)
+{
+	return log_component;
+}
+
 void aifs_log(enum aifs_log_level level, const char *fmt, ...)
 {
 	char line[1024];

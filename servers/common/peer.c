@@ -133,6 +133,7 @@ void aifs_peer_close(struct aifs_peer *peer, const char *why)
 	peer_set_state(peer, AIFS_PEER_CLOSED);
 	aifs_list_del(&peer->link);
 	srv->nr_peers--;
+	aifs_metrics_add(&srv->metrics.connections, -1);
 	aifs_server_peer_gone(srv);
 	aifs_peer_put(peer);
 }
@@ -243,6 +244,7 @@ static void peer_flush(struct aifs_peer *peer)
 			return;
 		}
 		peer_consume(peer, n);
+		aifs_metrics_add(&peer->srv->metrics.tx_bytes, n);
 		peer->last_tx = aifs_now_ms();
 	}
 	if (aifs_list_empty(&peer->outq))
@@ -310,6 +312,8 @@ void aifs_peer_complete(struct aifs_job *job)
 	u32 status = peer_job_status(job);
 
 	peer->inflight--;
+	aifs_metrics_request(&peer->srv->metrics, req->opcode, status,
+			     job->arrived_ns);
 	if (peer->state == AIFS_PEER_READY &&
 	    !aifs_fail(AIFS_FAIL_REPLY_DROP, req->opcode, NULL)) {
 		aifs_peer_reply(peer, req->opcode, req->request_id, status,
@@ -363,6 +367,7 @@ static void peer_dispatch(struct aifs_peer *peer,
 		aifs_rdma_get(job->req.rdma);
 	}
 	job->payload = payload;
+	job->arrived_ns = aifs_metrics_clock();
 	job->fn = h->fn;
 	job->peer = peer;
 	peer->refs++;
@@ -389,6 +394,7 @@ static ssize_t peer_recv(struct aifs_peer *peer, void *buf, size_t len)
 
 	if (n > 0) {
 		peer->last_rx = aifs_now_ms();
+		aifs_metrics_add(&peer->srv->metrics.rx_bytes, n);
 		return n;
 	}
 	if (n == -EAGAIN)
@@ -568,6 +574,8 @@ int aifs_peer_accept(struct aifs_server *srv, struct aifs_peer *peer)
 	peer->watched = AIFS_EV_READ;
 	aifs_list_add_tail(&peer->link, &srv->peers);
 	srv->nr_peers++;
+	aifs_metrics_add(&srv->metrics.accepted, 1);
+	aifs_metrics_add(&srv->metrics.connections, 1);
 	aifs_dbg("%s: connected", peer->ep.name);
 	return 0;
 }

@@ -244,6 +244,7 @@ int aifs_server_create(const struct aifs_server_config *cfg, void *data,
 	srv->cfg = cfg;
 	srv->data = data;
 	srv->sigfd = -1;
+	aifs_metrics_init(&srv->metrics);
 	aifs_list_init(&srv->peers);
 	srv->handlers[AIFS_OP_PING] = (struct aifs_handler){ server_ping, 0 };
 	if (cfg->fault_injection)
@@ -324,6 +325,11 @@ void aifs_server_on_session(struct aifs_server *srv,
 void aifs_server_on_reload(struct aifs_server *srv, aifs_reload_fn *fn)
 {
 	srv->reload = fn;
+}
+
+void aifs_server_on_metrics(struct aifs_server *srv, aifs_metrics_fn *fn)
+{
+	srv->metrics.fn = fn;
 }
 
 static int server_listen_on(struct aifs_server *srv,
@@ -424,6 +430,9 @@ int aifs_server_run(struct aifs_server *srv)
 		err = server_start_peer_workers(srv);
 	if (!err)
 		err = aifs_loop_timer(srv->loop, AIFS_CRON_MS, server_cron, srv);
+	/* Last: a scrape may look at everything started before. */
+	if (!err)
+		err = aifs_metrics_http_start(srv);
 	if (err) {
 		aifs_err("cannot start serving: %s", strerror(-err));
 		return err;
@@ -432,6 +441,8 @@ int aifs_server_run(struct aifs_server *srv)
 	err = aifs_loop_run(srv->loop);
 	if (err)
 		aifs_err("event loop: %s", strerror(-err));
+	/* Before anything a scrape looks at is torn down. */
+	aifs_metrics_http_stop(srv);
 	server_close_peers(srv);
 	server_unlisten(srv);
 	aifs_info("stopped");

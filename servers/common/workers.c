@@ -44,12 +44,15 @@ static void *worker_main(void *arg)
 			break;
 		job = aifs_list_first(&w->todo, struct aifs_job, link);
 		aifs_list_del(&job->link);
+		w->queued--;
+		w->busy++;
 		pthread_mutex_unlock(&w->lock);
 
 		worker_fail_delay(job);
 		job->ret = job->fn(&job->req);
 
 		pthread_mutex_lock(&w->lock);
+		w->busy--;
 		was_empty = aifs_list_empty(&w->done);
 		aifs_list_add_tail(&job->link, &w->done);
 		if (was_empty)
@@ -87,7 +90,21 @@ void aifs_workers_submit(struct aifs_workers *w, struct aifs_job *job)
 {
 	pthread_mutex_lock(&w->lock);
 	aifs_list_add_tail(&job->link, &w->todo);
+	w->queued++;
 	pthread_cond_signal(&w->wake);
+	pthread_mutex_unlock(&w->lock);
+}
+
+void aifs_workers_load(struct aifs_workers *w, unsigned int *queued,
+		       unsigned int *busy)
+{
+	*queued = 0;
+	*busy = 0;
+	if (!w->started)
+		return;
+	pthread_mutex_lock(&w->lock);
+	*queued = w->queued;
+	*busy = w->busy;
 	pthread_mutex_unlock(&w->lock);
 }
 

@@ -113,6 +113,8 @@ struct ds {
 	 */
 	atomic_ullong serve_until;
 	atomic_int catching_up;		/* inodes with a catch-up mark */
+	atomic_ullong forwards;		/* to replicas, for metrics.c */
+	atomic_ullong forwards_refused;	/* of them, the write is retried */
 	struct aifs_secret secret;	/* for connections to peers, the MDS */
 	struct ds_lock_stripe locks[DS_LOCK_STRIPES];
 	struct ds_peers *peers;
@@ -268,6 +270,7 @@ void ds_resync_request(struct ds *ds, const struct aifs_chunk_id *id,
 		       u32 chunk_size, u64 min_version, u32 fence,
 		       const u32 *peers, u32 nr_peers);
 void ds_resync_counts(struct ds *ds, u64 *resynced, u64 *failed);
+u64 ds_resync_queued(struct ds *ds);
 void ds_resync_wait(struct ds *ds, const struct aifs_chunk_id *id);
 
 /* sync.c */
@@ -282,6 +285,7 @@ int ds_sync_register(struct aifs_server *srv);
 int ds_scrub_start(struct ds *ds);
 void ds_scrub_stop(struct ds *ds);
 int ds_scrub_register(struct aifs_server *srv);
+int ds_scrub_report(struct ds *ds, bool start, struct aifs_ds_scrub_rep *rep);
 
 /* statfs.c */
 int ds_capacity(struct ds *ds, struct aifs_statfs_rep *rep);
@@ -295,5 +299,8 @@ void ds_mds_reload(void *data);
 bool ds_serving(struct ds *ds);
 int ds_mds_layout(struct ds *ds, u64 ino, struct aifs_layout *layout);
 u32 ds_mds_out_wait_ms(struct ds *ds);
+
+/* metrics.c: the DS's part of GET /metrics */
+void ds_metrics(FILE *out, void *data);
 
 #endif /* AIFS_DS_H */

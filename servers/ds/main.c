@@ -121,6 +121,7 @@ static int ds_serve(struct ds *ds)
 		return err;
 	/* After the runtime blocked SIGTERM: our threads inherit that. */
 	aifs_server_on_reload(srv, ds_mds_reload);
+	aifs_server_on_metrics(srv, ds_metrics);
 	err = ds_io_register(srv);
 	if (!err)
 		err = ds_statfs_register(srv);

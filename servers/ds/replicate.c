@@ -523,6 +523,8 @@ int ds_forward(struct ds *ds, const struct aifs_chunk_write_req *req,
 			ds_forward_one(&fwd[i]);
 		if (fwd[i].err)
 			err = -EAGAIN;
+		atomic_fetch_add(&ds->forwards, 1);
+		atomic_fetch_add(&ds->forwards_refused, !!fwd[i].err);
 	}
 	return err;
 }

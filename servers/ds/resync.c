@@ -113,6 +113,18 @@ void ds_resync_counts(struct ds *ds, u64 *resynced, u64 *failed)
 	pthread_mutex_unlock(&rs->lock);
 }
 
+/* Chunks waiting for resync or being resynced now. */
+u64 ds_resync_queued(struct ds *ds)
+{
+	struct ds_resync *rs = ds->resync;
+	u64 nr;
+
+	pthread_mutex_lock(&rs->lock);
+	nr = rs->nr;
+	pthread_mutex_unlock(&rs->lock);
+	return nr;
+}
+
 /* The job of @id, queued or running, or NULL.  Lock held. */
 static struct ds_resync_job *ds_resync_find(struct ds_resync *rs,
 					    const struct aifs_chunk_id *id)

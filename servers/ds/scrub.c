@@ -353,32 +353,28 @@ void ds_scrub_stop(struct ds *ds)
 	ds->scrub = NULL;
 }
 
-/* DS_SCRUB: start a pass if asked, and tell how the scrub stands. */
-static int ds_scrub_handler(struct aifs_request *req)
+/*
+ * How the scrub stands (and resync, which repairs what it finds), into
+ * @rep; with @start, a pass begins now unless one is running.  -EOPNOTSUPP
+ * when scrub_rate_mib is 0.
+ */
+int ds_scrub_report(struct ds *ds, bool start, struct aifs_ds_scrub_rep *rep)
 {
-	struct ds *ds = req->data;
 	struct ds_scrub *s = ds->scrub;
-	struct aifs_ds_scrub_rep rep;
-	struct aifs_ds_scrub_req r;
 	u64 resynced, failed;
-	int err;
 
-	err = aifs_decode_ds_scrub_req(req->payload, req->payload_len, &r,
-				       NULL);
-	if (err)
-		return err;
 	if (!s)
 		return -EOPNOTSUPP;
 	ds_resync_counts(ds, &resynced, &failed);
 	pthread_mutex_lock(&s->lock);
-	if ((le32_to_cpu(r.flags) & AIFS_SCRUB_START) && !s->running) {
+	if (start && !s->running) {
 		s->start_now = true;
 		/* shown as running from now, not from when the thread wakes */
 		s->running = true;
 		s->pass_chunks = 0;
 		pthread_cond_signal(&s->wake);
 	}
-	rep = (struct aifs_ds_scrub_rep){
+	*rep = (struct aifs_ds_scrub_rep){
 		.running = cpu_to_le32(s->running),
 		.rate_mib = cpu_to_le32(ds->cfg.scrub_rate_mib),
 		.passes = cpu_to_le64(s->passes),
@@ -395,6 +391,24 @@ static int ds_scrub_handler(struct aifs_request *req)
 		.stripes_bad = cpu_to_le64(s->stripes_bad),
 	};
 	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+/* DS_SCRUB: start a pass if asked, and tell how the scrub stands. */
+static int ds_scrub_handler(struct aifs_request *req)
+{
+	struct aifs_ds_scrub_rep rep;
+	struct aifs_ds_scrub_req r;
+	int err;
+
+	err = aifs_decode_ds_scrub_req(req->payload, req->payload_len, &r,
+				       NULL);
+	if (!err)
+		err = ds_scrub_report(req->data,
+				      le32_to_cpu(r.flags) & AIFS_SCRUB_START,
+				      &rep);
+	if (err)
+		return err;
 	return ds_reply_fixed(req, &rep, sizeof(rep));
 }
 

@@ -131,6 +131,7 @@ static int mds_register_handlers(struct mds *mds)
 			return err;
 	}
 	aifs_server_on_session(mds->srv, mds_session_start, mds_session_end);
+	aifs_server_on_metrics(mds->srv, mds_metrics);
 	return 0;
 }
 

@@ -409,6 +409,7 @@ int mds_ds_connect(struct mds *mds, const struct aifs_secret *secret,
 int mds_recovery_start(struct mds *mds);
 void mds_recovery_stop(struct mds *mds);
 int mds_handle_recovery_get(struct aifs_request *req);
+void mds_recovery_metrics(struct mds *mds, FILE *out);
 
 /* ---- clustermap.c: data servers ---- */
 
@@ -582,5 +583,9 @@ int mds_archive_begin(struct mds_txn *t, const struct mds_inode *inode,
 bool mds_archiving(struct mds_txn *t, u64 ino);
 int mds_archive_start(struct mds *mds);
 void mds_archive_stop(struct mds *mds);
+
+/* ---- metrics.c: the MDS's part of GET /metrics ---- */
+
+void mds_metrics(FILE *out, void *data);
 
 #endif /* AIFS_MDS_H */

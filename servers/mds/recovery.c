@@ -525,6 +525,19 @@ static int last_ino(struct mds *mds, u64 *ino)
 	return err;
 }
 
+/* Every SYNCING and OFFLINE server's entry (@n of them, to free), or NULL. */
+static struct aifs_recovery_entry *recovery_entries(struct mds *mds,
+						    unsigned int *n)
+{
+	struct aifs_recovery_entry *e;
+
+	e = calloc(AIFS_MAP_MAX_DS, sizeof(*e));
+	if (e)
+		*n = mds_map_recovery(mds, rebuild_delay_ms(mds), e,
+				      AIFS_MAP_MAX_DS);
+	return e;
+}
+
 /* RECOVERY_GET: where recovery is, for each server it has work for. */
 int mds_handle_recovery_get(struct aifs_request *req)
 {
@@ -539,14 +552,62 @@ int mds_handle_recovery_get(struct aifs_request *req)
 	err = last_ino(mds, &last);
 	if (err)
 		return err;
-	e = calloc(AIFS_MAP_MAX_DS, sizeof(*e));
+	e = recovery_entries(mds, &n);
 	if (!e)
 		return -ENOMEM;
-	n = mds_map_recovery(mds, rebuild_delay_ms(mds), e, AIFS_MAP_MAX_DS);
 	rep.next_ino = cpu_to_le64(last + 1);
 	rep.count = cpu_to_le32(n);
 	parts[0] = (struct aifs_span){ e, n * sizeof(*e) };
 	err = mds_reply(req, &rep, sizeof(rep), parts);
 	free(e);
 	return err;
+}
+
+/* What RECOVERY_GET tells of each server, as gauges labelled by server. */
+#define RECOVERY_METRIC(name, help, field) \
+	AIFS_METRIC_FIELD(name, "gauge", help, struct aifs_recovery_entry, field)
+
+static const struct aifs_metric_field recovery_metrics[] = {
+	RECOVERY_METRIC("aifs_mds_recovery_round",
+			"The recovery round of a SYNCING or OFFLINE server.",
+			round),
+	RECOVERY_METRIC("aifs_mds_rebuild_in_seconds",
+			"Seconds until an OFFLINE server's chunks are rebuilt elsewhere (0: now or SYNCING; 4294967295: never).",
+			rebuild_in),
+	RECOVERY_METRIC("aifs_mds_recovery_files",
+			"Files recovery walked for a server this round.", files),
+	RECOVERY_METRIC("aifs_mds_recovery_copied",
+			"Chunks copied to a server this round.", copied),
+	RECOVERY_METRIC("aifs_mds_recovery_deleted",
+			"Stale chunks deleted on a server this round.", deleted),
+	RECOVERY_METRIC("aifs_mds_recovery_left",
+			"Chunks a server could not get yet this round.", left),
+};
+
+/*
+ * Every server recovery has work for (SYNCING ones catching up, OFFLINE
+ * ones waiting for their rebuild), labelled by id and state.
+ */
+void mds_recovery_metrics(struct mds *mds, FILE *out)
+{
+	const struct aifs_metric_field *f;
+	struct aifs_recovery_entry *e;
+	unsigned int i, n;
+	char labels[64];
+
+	e = recovery_entries(mds, &n);
+	if (!e)
+		return;
+	for (f = recovery_metrics; f < recovery_metrics +
+	     ARRAY_SIZE(recovery_metrics); f++) {
+		aifs_metric_head(out, f->name, f->type, f->help);
+		for (i = 0; i < n; i++) {
+			snprintf(labels, sizeof(labels),
+				 "ds=\"%u\",state=\"%s\"", le32_to_cpu(e[i].id),
+				 aifs_ds_state_name(le32_to_cpu(e[i].state)));
+			aifs_metric_u64(out, f->name, labels,
+					aifs_metric_field_value(f, &e[i]));
+		}
+	}
+	free(e);
 }

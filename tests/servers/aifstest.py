@@ -127,7 +127,38 @@ def _die_with_parent():
     libc.prctl(1, signal.SIGKILL)       # PR_SET_PDEATHSIG
 
 
-class Server:
+class ServerProcess:
+    """What every test server process has: a port on loopback, a
+    process, a log and a temporary directory, removed by close()."""
+
+    def log_text(self):
+        with open(self.log_path) as f:
+            return f.read()
+
+    def peer(self, **kw):
+        return Peer(self.port, **kw)
+
+    def stop(self, sig=signal.SIGTERM, timeout=5):
+        """Signal the server; its exit status, or None if it hung."""
+        self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(timeout * SLOW)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def close(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        if self.log:
+            self.log.close()
+        self.dir.cleanup()
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class Server(ServerProcess):
     """An aifs-echo-server on loopback with a config of its own."""
 
     def __init__(self, settings=None, secret=SECRET, start=True):
@@ -143,6 +174,7 @@ class Server:
         self.conf_path = os.path.join(self.dir.name, "echo.conf")
         self.write_conf(conf)
         self.log_path = os.path.join(self.dir.name, "server.log")
+        self.log = None
         self.proc = None
         if start:
             self.start()
@@ -176,10 +208,6 @@ class Server:
             time.sleep(0.02)
         raise RuntimeError("server did not start:\n" + self.log_text())
 
-    def log_text(self):
-        with open(self.log_path) as f:
-            return f.read()
-
     def log_says(self, text, timeout):
         """Whether @text comes in the log within @timeout seconds (×SLOW):
         a loaded machine runs the server's timers late."""
@@ -190,30 +218,8 @@ class Server:
             time.sleep(0.05)
         return True
 
-    def peer(self, **kw):
-        return Peer(self.port, **kw)
-
-    def stop(self, sig=signal.SIGTERM, timeout=5):
-        """Signal the server; its exit status, or None if it hung."""
-        self.proc.send_signal(sig)
-        try:
-            return self.proc.wait(timeout * SLOW)
-        except subprocess.TimeoutExpired:
-            return None
-
-    def close(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        if self.proc:
-            self.log.close()
-        self.dir.cleanup()
-
     def __enter__(self):
         return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 def run_tests(tests):

@@ -19,6 +19,9 @@ extern const char *const aifs_log_level_names[];
 /* Name the program in every line, and drop messages above @level. */
 void aifs_log_setup(const char *component, enum aifs_log_level level);
 
+/* The program's name, as aifs_log_setup() set it ("aifs" before). */
+const char *aifs_log_component(void);
+
 void aifs_log(enum aifs_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

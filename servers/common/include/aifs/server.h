@@ -25,6 +25,7 @@
 #include "aifs/config.h"
 #include "aifs/fail.h"
 #include "aifs/log.h"
+#include "aifs/metrics.h"
 
 /* What every server's config holds (the rows of AIFS_SERVER_SETTINGS). */
 struct aifs_server_config {
@@ -41,6 +42,8 @@ struct aifs_server_config {
 	int handshake_timeout;
 	int log_level;
 	int fault_injection;		/* bool: FAIL_SET honoured */
+	char metrics_address[NI_MAXHOST];
+	int metrics_port;		/* 0: no metrics served */
 };
 
 /*
@@ -83,7 +86,9 @@ extern const char *const aifs_rdma_mode_names[];
 	AIFS_SETTING_ENUM("log_level", T, m.log_level, "info",	\
 			  aifs_log_level_names),			\
 	AIFS_SETTING_ENUM("fault_injection", T, m.fault_injection, "no", \
-			  aifs_setting_bool_names)
+			  aifs_setting_bool_names),			\
+	AIFS_SETTING_STRING("metrics_address", T, m.metrics_address, "::"), \
+	AIFS_SETTING_INT("metrics_port", T, m.metrics_port, "0", 0, 65535)
 
 /**
  * struct aifs_request - one request, as a handler sees it
@@ -205,6 +210,12 @@ void aifs_server_on_session(struct aifs_server *srv,
 typedef void aifs_reload_fn(void *data);
 
 void aifs_server_on_reload(struct aifs_server *srv, aifs_reload_fn *fn);
+
+/*
+ * @fn appends the server's own metrics to every scrape of GET /metrics
+ * (aifs/metrics.h), on the HTTP thread.  Set it before aifs_server_run().
+ */
+void aifs_server_on_metrics(struct aifs_server *srv, aifs_metrics_fn *fn);
 
 /**
  * struct aifs_server_program - a server's main(), for aifs_server_main()
