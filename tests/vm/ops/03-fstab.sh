@@ -7,18 +7,20 @@
 
 FSTAB_DIR=/mnt/fstab
 FSTAB_OPTS="_netdev,nofail,noatime,read_ahead_kb=16384,dentry_timeout=600"
+GENERATOR=/lib/systemd/system-generators/systemd-fstab-generator
 
 # fstab_generated FSTAB_LINE: the target whose .wants systemd's fstab
-# generator puts the line's mount unit in (local-fs or remote-fs).
+# generator puts the line's mount unit (of $FSTAB_DIR) in: local-fs or
+# remote-fs.
 fstab_generated()
 {
-	local gen=/lib/systemd/system-generators/systemd-fstab-generator dir
+	local dir
 
 	dir=$(mktemp -d /tmp/aifs-gen.XXXXXX)
 	mkdir -p "$dir/normal" "$dir/early" "$dir/late"
 	echo "$1" >"$dir/fstab"
-	SYSTEMD_FSTAB=$dir/fstab "$gen" "$dir/normal" "$dir/early" \
-		"$dir/late" >/dev/null 2>&1 || fail "$gen failed"
+	SYSTEMD_FSTAB=$dir/fstab "$GENERATOR" "$dir/normal" "$dir/early" \
+		"$dir/late" >/dev/null 2>&1 || fail "$GENERATOR failed"
 	find "$dir/normal" -path '*.target.wants/mnt-fstab.mount' |
 		sed 's|.*/\(.*\)\.target\.wants/.*|\1|'
 	rm -rf "$dir"
@@ -28,9 +30,7 @@ fstab_generated()
 # the line would be mounted with the local disks, before the network.
 check_netdev()
 {
-	local gen=/lib/systemd/system-generators/systemd-fstab-generator
-
-	[ -x "$gen" ] || { echo "no $gen: _netdev not checked"; return 0; }
+	[ -x "$GENERATOR" ] || { echo "no $GENERATOR: _netdev not checked"; return 0; }
 	assert_eq "$(fstab_generated "$1")" remote-fs "target of the fstab line"
 	assert_eq "$(fstab_generated "${1/_netdev,/}")" local-fs \
 		"target of the line without _netdev"
