@@ -73,12 +73,13 @@ stage_source
 
 tarball=$AIFS_BUILD/dkms/aifs-$DKMS_VER-$KVER.dkms.tar.gz
 start=$SECONDS
-dkms add -m aifs -v "$DKMS_VER"
 if [ -f "$tarball" ]; then
-	# --force: the version is added already (its source is in /usr/src)
-	dkms ldtarball --force "$tarball"
+	# with the source in /usr/src, this adds the version as `dkms add`
+	# does, then puts the build in its place
+	dkms ldtarball "$tarball"
 else
 	echo "no $tarball (tests/unit/dkms-build.sh): DKMS builds here, slowly"
+	dkms add -m aifs -v "$DKMS_VER"
 	dkms build -m aifs -v "$DKMS_VER" -k "$KVER" || {
 		cat "/var/lib/dkms/aifs/$DKMS_VER/build/make.log" >&2
 		fail "dkms build"
