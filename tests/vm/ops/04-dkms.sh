@@ -41,11 +41,13 @@ dkms_state()
 	sed -n 's/.*: \([a-z]*\).*/\1/p' <<<"$out"
 }
 
+# At exit: unmount and stop the cluster, then take out of DKMS what the
+# test put in, so that nothing after it finds this module.
 dkms_cleanup()
 {
+	stop_servers
 	[ -z "$DKMS_VER" ] || dkms remove -m aifs -v "$DKMS_VER" --all \
 		>/dev/null 2>&1 || true
-	stop_servers
 }
 
 # The source tree install.sh stages, put in /usr/src; sets DKMS_VER.
@@ -108,6 +110,7 @@ assert_eq "$(loaded_build_id)" "$want" "build id of the loaded module"
 	fail "DKMS's module has the build id of kmod/aifs.ko: cannot tell them apart"
 
 start_cluster 7400
+trap dkms_cleanup EXIT		# run_server set its own
 umount_at_exit /mnt/dkms
 mkdir -p /mnt/dkms
 mount -t aifs -o "$(with_transport "secret=$AIFS_SECRET")" "$AIFS_ADDR:/" /mnt/dkms
