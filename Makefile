@@ -9,7 +9,8 @@
 #   make bench        benchmarks, side by side with peers (Documentation/performance.md);
 #                     QUICK=1 short runs, ONLY="read-bench write-bench" only those
 #   make demo         the main job, shown
-#   make install      install (DESTDIR honoured)
+#   make install      install (DESTDIR honoured; the module as DKMS source,
+#                     scripts/install.sh, Documentation/admin-guide.md)
 #   make vm-shell     an interactive shell in the test guest
 
 KVER := $(shell scripts/kver.sh 2>/dev/null)
