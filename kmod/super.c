@@ -91,8 +91,11 @@ static int aifs_statfs(struct dentry *dentry, struct kstatfs *buf)
 	buf->f_blocks = le64_to_cpu(rep.total_bytes) / bsize;
 	buf->f_bfree = le64_to_cpu(rep.free_bytes) / bsize;
 	buf->f_bavail = le64_to_cpu(rep.avail_bytes) / bsize;
-	buf->f_files = le64_to_cpu(rep.files);
+	/* the MDS counts the inodes in use, statfs(2) all there can be */
 	buf->f_ffree = le64_to_cpu(rep.files_free);
+	buf->f_files = le64_to_cpu(rep.files) + buf->f_ffree;
+	if (buf->f_files < buf->f_ffree)
+		buf->f_files = U64_MAX;
 	buf->f_namelen = AIFS_NAME_MAX;
 	buf->f_fsid.val[0] = get_unaligned_le32(uuid) ^
 			     get_unaligned_le32(uuid + 8);

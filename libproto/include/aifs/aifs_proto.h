@@ -1001,8 +1001,8 @@ struct aifs_dirent {
  * @total_bytes: capacity
  * @free_bytes:  free space
  * @avail_bytes: free space available to unprivileged users
- * @files:       inodes (DS: chunks stored)
- * @files_free:  free inodes (DS: 0)
+ * @files:       inodes in use (DS: chunks stored)
+ * @files_free:  inodes that can still be made (DS: 0)
  * @bsize:       block size reported to statfs (DS: its checksum block)
  * @namelen:     AIFS_NAME_MAX (DS: 0)
  */
