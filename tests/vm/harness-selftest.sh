@@ -7,7 +7,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
-out=$(AIFS_RESULTS= scripts/vm/run -n harness-selftest -t 20 tests/harness/cases)
+out=$(AIFS_RESULTS= scripts/vm/run -n harness-selftest -t 12 tests/harness/cases)
 echo "$out"
 
 status=0
@@ -32,7 +32,7 @@ expect 'FAIL: harness-selftest/unload \(FAILED to unload aifs'
 	status=1
 }
 
-out=$(AIFS_RESULTS= scripts/vm/run -n harness-hang -t 10 tests/harness/hang-cases)
+out=$(AIFS_RESULTS= scripts/vm/run -n harness-hang -t 6 tests/harness/hang-cases)
 echo "$out"
 expect 'FAIL: harness-hang/01-hang \(hung: unkillable'
 expect 'FAIL: harness-hang/02-after-hang \(not run: 01-hang hung before it'
