@@ -134,6 +134,19 @@ int cli_call_quiet(struct aifs_cli *cli, const char *server, u16 opcode,
 	return cli_call_as(cli, server, opcode, req, len, reply, true);
 }
 
+const char *cli_human(double v, const char *unit, char *buf, size_t size)
+{
+	static const char *const prefix[] = { "", "Ki", "Mi", "Gi", "Ti", "Pi" };
+	unsigned int i = 0;
+
+	while (v >= 1024 && i < ARRAY_SIZE(prefix) - 1) {
+		v /= 1024;
+		i++;
+	}
+	snprintf(buf, size, i ? "%.1f %s%s" : "%.0f %s%s", v, prefix[i], unit);
+	return buf;
+}
+
 int cli_json_put(struct json_object *obj)
 {
 	const char *text = json_object_to_json_string_ext(obj,

@@ -34,6 +34,8 @@ int cli_call_quiet(struct aifs_cli *cli, const char *server, u16 opcode,
 		   const void *req, size_t len, struct aifs_reply *reply);
 int cli_connect(struct aifs_cli *cli, const char *server,
 		struct aifs_conn **conn);
+/* @v of @unit with a binary prefix ("1.5 MiB"), in @buf of @size. */
+const char *cli_human(double v, const char *unit, char *buf, size_t size);
 /* Print @obj on stdout, and put it: 0, or 1 when it could not be made. */
 int cli_json_put(struct json_object *obj);
 

@@ -83,12 +83,12 @@ static int json_layout(const char *path, const struct aifs_layout *l)
 					       NULL);
 	json_object_object_add(o, "ec_m", ec ? json_object_new_int(l->ec_m) :
 					       NULL);
-	json_object_object_add(o, "chunk_size",
-			       json_object_new_int64(le32_to_cpu(l->chunk_size)));
-	json_object_object_add(o, "stripes",
-			       json_object_new_int(le16_to_cpu(l->stripe_count)));
-	json_object_object_add(o, "generation",
-			       json_object_new_int64(le32_to_cpu(l->generation)));
+	json_object_object_add(o, "chunk_size", json_object_new_int64(
+		le32_to_cpu(l->chunk_size)));
+	json_object_object_add(o, "stripes", json_object_new_int(
+		le16_to_cpu(l->stripe_count)));
+	json_object_object_add(o, "generation", json_object_new_int64(
+		le32_to_cpu(l->generation)));
 	t = json_object_new_array();
 	for (i = 0; i < n; i++)
 		json_object_array_add(t, json_object_new_int64(

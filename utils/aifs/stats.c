@@ -90,19 +90,6 @@ static double stats_rate(const struct cli_mount_stats *st, u64 v)
 
 /* ---- text ---- */
 
-static const char *human(double v, const char *unit, char *buf, size_t size)
-{
-	static const char *const prefix[] = { "", "Ki", "Mi", "Gi", "Ti" };
-	unsigned int i = 0;
-
-	while (v >= 1024 && i < 4) {
-		v /= 1024;
-		i++;
-	}
-	snprintf(buf, size, i ? "%.1f %s%s" : "%.0f %s%s", v, prefix[i], unit);
-	return buf;
-}
-
 static const char *human_us(u64 us, char *buf, size_t size)
 {
 	if (us < 1000)
@@ -120,9 +107,9 @@ static void print_io(const struct cli_mount_stats *st, const char *what,
 	char a[32], b[32], c[32];
 
 	printf("  %-8s %12s %14s  (O_DIRECT %s)\n", what,
-	       human(st->count[all], "B", a, sizeof(a)),
-	       human(stats_rate(st, st->count[all]), "B/s", b, sizeof(b)),
-	       human(st->count[direct], "B", c, sizeof(c)));
+	       cli_human(st->count[all], "B", a, sizeof(a)),
+	       cli_human(stats_rate(st, st->count[all]), "B/s", b, sizeof(b)),
+	       cli_human(st->count[direct], "B", c, sizeof(c)));
 }
 
 static void print_latency(const struct cli_mount_stats *st)

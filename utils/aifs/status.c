@@ -233,8 +233,8 @@ static struct json_object *json_recovery_report(const char *mds,
 	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "mds", json_object_new_string(mds));
-	json_object_object_add(o, "next_ino",
-			       json_object_new_uint64(le64_to_cpu(rep->next_ino)));
+	json_object_object_add(o, "next_ino", json_object_new_uint64(
+		le64_to_cpu(rep->next_ino)));
 	json_object_object_add(o, "servers", json_recovery(rep, e));
 	return o;
 }
@@ -410,25 +410,11 @@ static void cluster_free(struct cluster *c)
 	free(c->scrub_err);
 }
 
-static const char *human_bytes(u64 v, char *buf, size_t size)
-{
-	static const char *const prefix[] = { "B", "KiB", "MiB", "GiB",
-					      "TiB", "PiB" };
-	double d = (double)v;
-	unsigned int i = 0;
-
-	while (d >= 1024 && i < ARRAY_SIZE(prefix) - 1) {
-		d /= 1024;
-		i++;
-	}
-	snprintf(buf, size, i ? "%.1f %s" : "%.0f %s", d, prefix[i]);
-	return buf;
-}
-
 static void scrub_summary(const struct aifs_ds_scrub_rep *r, int err,
 			  char *buf, size_t size)
 {
-	u64 done = le64_to_cpu(r->pass_chunks), total = le64_to_cpu(r->pass_total);
+	u64 done = le64_to_cpu(r->pass_chunks);
+	u64 total = le64_to_cpu(r->pass_total);
 
 	if (err == -EOPNOTSUPP)
 		snprintf(buf, size, "off");
@@ -456,9 +442,9 @@ static void print_server(const struct cluster *c, u32 i)
 	printf("%4u  %-22s %-9s %-4s %10s %10s %10s  %s\n",
 	       le32_to_cpu(d->id), addr, ds_state_name(le32_to_cpu(d->state)),
 	       le32_to_cpu(d->flags) & AIFS_DS_RDMA ? "yes" : "no",
-	       human_bytes(cap, a, sizeof(a)),
-	       human_bytes(cap > free ? cap - free : 0, b, sizeof(b)),
-	       human_bytes(free, f, sizeof(f)), scrub);
+	       cli_human(cap, "B", a, sizeof(a)),
+	       cli_human(cap > free ? cap - free : 0, "B", b, sizeof(b)),
+	       cli_human(free, "B", f, sizeof(f)), scrub);
 }
 
 static void print_cluster(const struct cluster *c)
@@ -471,7 +457,8 @@ static void print_cluster(const struct cluster *c)
 	printf("metadata server %s, cluster map epoch %llu\n", c->mds,
 	       (unsigned long long)le64_to_cpu(c->map.epoch));
 	printf("space: %s free of %s (%llu %% used); %llu files, room for %llu more\n",
-	       human_bytes(free, a, sizeof(a)), human_bytes(total, b, sizeof(b)),
+	       cli_human(free, "B", a, sizeof(a)),
+	       cli_human(total, "B", b, sizeof(b)),
 	       (unsigned long long)(total ? 100 * (total - free) / total : 0),
 	       (unsigned long long)le64_to_cpu(c->fs.files),
 	       (unsigned long long)le64_to_cpu(c->fs.files_free));
@@ -500,8 +487,8 @@ static struct json_object *json_server(const struct cluster *c, u32 i)
 		le32_to_cpu(d->flags) & AIFS_DS_RDMA));
 	json_object_object_add(o, "capacity_bytes",
 			       json_object_new_uint64(cap));
-	json_object_object_add(o, "used_bytes",
-			       json_object_new_uint64(cap > free ? cap - free : 0));
+	json_object_object_add(o, "used_bytes", json_object_new_uint64(
+		cap > free ? cap - free : 0));
 	json_object_object_add(o, "free_bytes", json_object_new_uint64(free));
 	json_object_object_add(o, "epoch",
 			       json_object_new_uint64(le64_to_cpu(d->epoch)));
@@ -600,8 +587,9 @@ static void print_df(const struct cli_mount *m, const struct statvfs *s)
 
 	/* as df(1): used / (used + available), rounded up */
 	printf("%-24s %10s %10s %10s %4llu%% %12llu %12llu\n", m->dir,
-	       human_bytes(size, a, sizeof(a)), human_bytes(used, b, sizeof(b)),
-	       human_bytes(avail, c, sizeof(c)),
+	       cli_human(size, "B", a, sizeof(a)),
+	       cli_human(used, "B", b, sizeof(b)),
+	       cli_human(avail, "B", c, sizeof(c)),
 	       (unsigned long long)(used + avail ?
 				    (100 * used + used + avail - 1) /
 				    (used + avail) : 0),
