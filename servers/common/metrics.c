@@ -115,16 +115,7 @@ void aifs_metric_one(FILE *out, const char *name, const char *type,
 u64 aifs_metric_field_value(const struct aifs_metric_field *f,
 			    const void *base)
 {
-	const u8 *p = (const u8 *)base + f->offset;
-	__le64 v64;
-	__le32 v32;
-
-	if (f->size == sizeof(v64)) {
-		memcpy(&v64, p, sizeof(v64));
-		return le64_to_cpu(v64);
-	}
-	memcpy(&v32, p, sizeof(v32));
-	return le32_to_cpu(v32);
+	return aifs_le_field((const u8 *)base + f->offset, f->size);
 }
 
 void aifs_metric_fields(FILE *out, const struct aifs_metric_field *f,

@@ -134,6 +134,21 @@ int cli_call_quiet(struct aifs_cli *cli, const char *server, u16 opcode,
 	return cli_call_as(cli, server, opcode, req, len, reply, true);
 }
 
+u64 cli_field_value(const struct cli_field *f, const void *base)
+{
+	return aifs_le_field((const char *)base + f->off, f->size);
+}
+
+void cli_json_fields(struct json_object *o, const struct cli_field *f,
+		     size_t n, const void *base)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_object_object_add(o, f[i].name, json_object_new_uint64(
+			cli_field_value(&f[i], base)));
+}
+
 const char *cli_human(double v, const char *unit, char *buf, size_t size)
 {
 	static const char *const prefix[] = { "", "Ki", "Mi", "Gi", "Ti", "Pi" };
@@ -249,6 +264,16 @@ static struct json_object *json_fsck_kinds(const __le64 *counts)
 	return o;
 }
 
+static const struct cli_field fsck_fields[] = {
+	CLI_FIELD(struct aifs_mds_fsck_rep, started),
+	CLI_FIELD(struct aifs_mds_fsck_rep, inodes),
+	CLI_FIELD(struct aifs_mds_fsck_rep, entries),
+	CLI_FIELD(struct aifs_mds_fsck_rep, files),
+	CLI_FIELD(struct aifs_mds_fsck_rep, chunk_inodes),
+	CLI_FIELD(struct aifs_mds_fsck_rep, servers),
+	CLI_FIELD(struct aifs_mds_fsck_rep, skipped),
+};
+
 /* The pass's report as JSON; what is in the text, by name. */
 static int json_fsck(const char *server, const struct aifs_mds_fsck_rep *r,
 		     const char *text)
@@ -257,20 +282,9 @@ static int json_fsck(const char *server, const struct aifs_mds_fsck_rep *r,
 	u32 error = le32_to_cpu(r->error);
 
 	json_object_object_add(o, "mds", json_object_new_string(server));
-	json_object_object_add(o, "started",
-			       json_object_new_uint64(le64_to_cpu(r->started)));
 	json_object_object_add(o, "repair", json_object_new_boolean(
 		le32_to_cpu(r->flags) & AIFS_FSCK_REPAIR));
-	json_object_object_add(o, "inodes",
-			       json_object_new_uint64(le64_to_cpu(r->inodes)));
-	json_object_object_add(o, "entries",
-			       json_object_new_uint64(le64_to_cpu(r->entries)));
-	json_object_object_add(o, "files",
-			       json_object_new_uint64(le64_to_cpu(r->files)));
-	json_object_object_add(o, "servers_checked",
-			       json_object_new_int64(le32_to_cpu(r->servers)));
-	json_object_object_add(o, "servers_skipped",
-			       json_object_new_int64(le32_to_cpu(r->skipped)));
+	cli_json_fields(o, fsck_fields, ARRAY_SIZE(fsck_fields), r);
 	json_object_object_add(o, "found", json_fsck_kinds(r->found));
 	json_object_object_add(o, "repaired", json_fsck_kinds(r->repaired));
 	json_object_object_add(o, "error", error ?

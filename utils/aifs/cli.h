@@ -4,6 +4,7 @@
 #define AIFS_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -34,6 +35,23 @@ int cli_call_quiet(struct aifs_cli *cli, const char *server, u16 opcode,
 		   const void *req, size_t len, struct aifs_reply *reply);
 int cli_connect(struct aifs_cli *cli, const char *server,
 		struct aifs_conn **conn);
+/*
+ * A little-endian __le32 or __le64 field of a wire struct, by name: the
+ * JSON of a reply is made from a table of these, not a line per field.
+ */
+struct cli_field {
+	const char *name;
+	size_t off, size;
+};
+
+#define CLI_FIELD(T, f) { #f, offsetof(T, f), sizeof(((T *)0)->f) }
+
+/* @f's field of the struct at @base, in host order. */
+u64 cli_field_value(const struct cli_field *f, const void *base);
+/* Each of the @n fields @f of the struct at @base into the object @o. */
+void cli_json_fields(struct json_object *o, const struct cli_field *f,
+		     size_t n, const void *base);
+
 /* @v of @unit with a binary prefix ("1.5 MiB"), in @buf of @size. */
 const char *cli_human(double v, const char *unit, char *buf, size_t size);
 /* Print @obj on stdout, and put it: 0, or 1 when it could not be made. */

@@ -18,40 +18,24 @@
 
 /* ---- scrub ---- */
 
-/* The 64-bit fields of a DS_SCRUB reply, by name. */
-static const struct {
-	const char *name;
-	size_t off;
-} scrub_fields[] = {
-#define SCRUB_FIELD(f) { #f, offsetof(struct aifs_ds_scrub_rep, f) }
-	SCRUB_FIELD(passes), SCRUB_FIELD(started), SCRUB_FIELD(finished),
-	SCRUB_FIELD(pass_chunks), SCRUB_FIELD(pass_total), SCRUB_FIELD(chunks),
-	SCRUB_FIELD(bytes), SCRUB_FIELD(bad), SCRUB_FIELD(resynced),
-	SCRUB_FIELD(resync_failed), SCRUB_FIELD(stripes),
-	SCRUB_FIELD(stripes_bad),
+/* The counters of a DS_SCRUB reply, by name. */
+static const struct cli_field scrub_fields[] = {
+#define SCRUB_FIELD(f) CLI_FIELD(struct aifs_ds_scrub_rep, f)
+	SCRUB_FIELD(rate_mib), SCRUB_FIELD(passes), SCRUB_FIELD(started),
+	SCRUB_FIELD(finished), SCRUB_FIELD(pass_chunks),
+	SCRUB_FIELD(pass_total), SCRUB_FIELD(chunks), SCRUB_FIELD(bytes),
+	SCRUB_FIELD(bad), SCRUB_FIELD(resynced), SCRUB_FIELD(resync_failed),
+	SCRUB_FIELD(stripes), SCRUB_FIELD(stripes_bad),
 #undef SCRUB_FIELD
 };
-
-static u64 scrub_field(const struct aifs_ds_scrub_rep *r, size_t i)
-{
-	__le64 v;
-
-	memcpy(&v, (const char *)r + scrub_fields[i].off, sizeof(v));
-	return le64_to_cpu(v);
-}
 
 static struct json_object *json_scrub(const struct aifs_ds_scrub_rep *r)
 {
 	struct json_object *o = json_object_new_object();
-	size_t i;
 
 	json_object_object_add(o, "running",
 		json_object_new_boolean(le32_to_cpu(r->running)));
-	json_object_object_add(o, "rate_mib",
-		json_object_new_int64(le32_to_cpu(r->rate_mib)));
-	for (i = 0; i < ARRAY_SIZE(scrub_fields); i++)
-		json_object_object_add(o, scrub_fields[i].name,
-			json_object_new_uint64(scrub_field(r, i)));
+	cli_json_fields(o, scrub_fields, ARRAY_SIZE(scrub_fields), r);
 	return o;
 }
 
@@ -60,10 +44,10 @@ static void print_scrub(const struct aifs_ds_scrub_rep *r)
 	size_t i;
 
 	printf("running: %s\n", le32_to_cpu(r->running) ? "yes" : "no");
-	printf("rate_mib: %u\n", le32_to_cpu(r->rate_mib));
 	for (i = 0; i < ARRAY_SIZE(scrub_fields); i++)
 		printf("%s: %llu\n", scrub_fields[i].name,
-		       (unsigned long long)scrub_field(r, i));
+		       (unsigned long long)cli_field_value(&scrub_fields[i],
+							   r));
 }
 
 /*
@@ -164,33 +148,26 @@ static const char *ds_state_name(u32 state)
 							   "UNKNOWN";
 }
 
+static const struct cli_field recovery_fields[] = {
+#define RECOVERY_FIELD(f) CLI_FIELD(struct aifs_recovery_entry, f)
+	RECOVERY_FIELD(id), RECOVERY_FIELD(round), RECOVERY_FIELD(cursor),
+	RECOVERY_FIELD(files), RECOVERY_FIELD(copied), RECOVERY_FIELD(deleted),
+	RECOVERY_FIELD(left), RECOVERY_FIELD(since),
+#undef RECOVERY_FIELD
+};
+
 static struct json_object *json_recovery_entry(
 	const struct aifs_recovery_entry *e, u64 next_ino)
 {
 	struct json_object *o = json_object_new_object();
 	u32 in = le32_to_cpu(e->rebuild_in);
 
-	json_object_object_add(o, "id",
-			       json_object_new_int64(le32_to_cpu(e->id)));
+	cli_json_fields(o, recovery_fields, ARRAY_SIZE(recovery_fields), e);
 	json_object_object_add(o, "state", json_object_new_string(
 		ds_state_name(le32_to_cpu(e->state))));
-	json_object_object_add(o, "round",
-			       json_object_new_int64(le32_to_cpu(e->round)));
 	json_object_object_add(o, "rebuild_in_s", in == AIFS_REBUILD_NEVER ?
 			       NULL : json_object_new_int64(in));
-	json_object_object_add(o, "cursor",
-			       json_object_new_uint64(le64_to_cpu(e->cursor)));
 	json_object_object_add(o, "next_ino", json_object_new_uint64(next_ino));
-	json_object_object_add(o, "files",
-			       json_object_new_uint64(le64_to_cpu(e->files)));
-	json_object_object_add(o, "copied",
-			       json_object_new_uint64(le64_to_cpu(e->copied)));
-	json_object_object_add(o, "deleted",
-			       json_object_new_uint64(le64_to_cpu(e->deleted)));
-	json_object_object_add(o, "left",
-			       json_object_new_uint64(le64_to_cpu(e->left)));
-	json_object_object_add(o, "since",
-			       json_object_new_uint64(le64_to_cpu(e->since)));
 	return o;
 }
 
@@ -497,6 +474,15 @@ static struct json_object *json_server(const struct cluster *c, u32 i)
 	return o;
 }
 
+/* The file system's space and inodes, as STATFS gives them. */
+static const struct cli_field space_fields[] = {
+	CLI_FIELD(struct aifs_statfs_rep, total_bytes),
+	CLI_FIELD(struct aifs_statfs_rep, free_bytes),
+	CLI_FIELD(struct aifs_statfs_rep, avail_bytes),
+	CLI_FIELD(struct aifs_statfs_rep, files),
+	CLI_FIELD(struct aifs_statfs_rep, files_free),
+};
+
 static struct json_object *json_cluster(const struct cluster *c)
 {
 	struct json_object *o = json_object_new_object(), *fs, *servers;
@@ -506,16 +492,7 @@ static struct json_object *json_cluster(const struct cluster *c)
 	json_object_object_add(o, "epoch", json_object_new_uint64(
 		le64_to_cpu(c->map.epoch)));
 	fs = json_object_new_object();
-	json_object_object_add(fs, "total_bytes", json_object_new_uint64(
-		le64_to_cpu(c->fs.total_bytes)));
-	json_object_object_add(fs, "free_bytes", json_object_new_uint64(
-		le64_to_cpu(c->fs.free_bytes)));
-	json_object_object_add(fs, "avail_bytes", json_object_new_uint64(
-		le64_to_cpu(c->fs.avail_bytes)));
-	json_object_object_add(fs, "files", json_object_new_uint64(
-		le64_to_cpu(c->fs.files)));
-	json_object_object_add(fs, "files_free", json_object_new_uint64(
-		le64_to_cpu(c->fs.files_free)));
+	cli_json_fields(fs, space_fields, ARRAY_SIZE(space_fields), &c->fs);
 	json_object_object_add(o, "space", fs);
 	servers = json_object_new_array();
 	for (i = 0; i < le32_to_cpu(c->map.count); i++)

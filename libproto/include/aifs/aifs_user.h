@@ -44,6 +44,23 @@ AIFS_LE_CONV(32)
 AIFS_LE_CONV(64)
 #undef AIFS_LE_CONV
 
+/*
+ * The __le32 or __le64 (by @size) at @p, in host order: for tables that
+ * name the fields of a wire struct (metrics, the command's JSON).
+ */
+static inline u64 aifs_le_field(const void *p, size_t size)
+{
+	__le64 v64;
+	__le32 v32;
+
+	if (size == sizeof(v64)) {
+		memcpy(&v64, p, sizeof(v64));
+		return le64_to_cpu(v64);
+	}
+	memcpy(&v32, p, sizeof(v32));
+	return le32_to_cpu(v32);
+}
+
 /* Raw CRC32C update with the kernel's crc32c() convention (no inversion). */
 u32 crc32c(u32 crc, const void *buf, size_t len);
 
