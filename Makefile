@@ -71,9 +71,11 @@ deps:
 	@scripts/deps.sh
 
 # Every layer runs even when an earlier one fails; the summary judges.
+# The build uses every CPU (make test is one command, not a -j of its own).
+NPROC := $(shell nproc 2>/dev/null || echo 1)
 test: deps
 	@mkdir -p $(BUILD); rm -f $(RESULTS)
-	@if $(MAKE) --no-print-directory all test-kmods fuzz >$(BUILD)/build.log 2>&1; then \
+	@if $(MAKE) --no-print-directory -j$(NPROC) all test-kmods fuzz >$(BUILD)/build.log 2>&1; then \
 		echo "PASS: build" | tee -a $(RESULTS); \
 		for layer in unit servers vm faults; do \
 			AIFS_RESULTS=$(RESULTS) scripts/run-tests $$layer; \

@@ -5,7 +5,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 command -v sparse >/dev/null || { echo "sparse not installed (make deps)"; exit 77; }
 kdir=/lib/modules/$(scripts/kver.sh)/build
-out=$(make -C "$kdir" M="$PWD/kmod" C=2 modules 2>&1)
+out=$(make -j"$(nproc)" -C "$kdir" M="$PWD/kmod" C=2 modules 2>&1)
 rc=$?
 echo "$out"
 [ $rc -eq 0 ] || exit 1
