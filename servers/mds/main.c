@@ -183,6 +183,7 @@ static int mds_serve(struct mds *mds)
 		mds_log_uuid(mds, "serving");
 		err = aifs_server_run(mds->srv);
 	}
+	mds_writer_forget_server(mds);
 	aifs_server_destroy(mds->srv);
 	mds_archive_stop(mds);
 	mds_fsck_stop(mds);

@@ -472,6 +472,7 @@ struct mds_op {
 };
 
 int mds_writer_start(struct mds *mds);
+void mds_writer_forget_server(struct mds *mds);
 void mds_writer_stop(struct mds *mds);
 int mds_write(struct aifs_request *req, mds_apply_fn *apply);
 int mds_write_own(struct mds *mds, mds_apply_fn *apply, void *arg);

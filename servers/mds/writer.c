@@ -45,6 +45,8 @@ struct mds_writer {
 	struct aifs_list queue;
 	bool stopping;
 	u64 next_chores;		/* aifs_now_ms() */
+	/* told each new map epoch; NULL once it is being torn down */
+	struct aifs_server *srv;
 };
 
 static void writer_queue(struct mds_writer *w, struct mds_op *op)
@@ -158,6 +160,15 @@ static int writer_chores(struct mds_txn *t, struct mds_op *op)
 	return err ? err : mds_reply_prune(t);
 }
 
+/* The runtime answers handshakes with the map epoch: keep it current. */
+static void writer_tell_epoch(struct mds_writer *w, u64 epoch)
+{
+	pthread_mutex_lock(&w->lock);
+	if (w->srv)
+		aifs_server_set_map_epoch(w->srv, epoch);
+	pthread_mutex_unlock(&w->lock);
+}
+
 static void writer_commit(struct mds *mds, struct aifs_list *batch)
 {
 	struct mds_txn t = { .mds = mds, .now = mds_now() };
@@ -178,7 +189,7 @@ static void writer_commit(struct mds *mds, struct aifs_list *batch)
 		mdb_txn_abort(t.txn);
 	if (!err) {
 		aifs_fail_crash(AIFS_FAIL_MDS_COMMIT_CRASH, 0);
-		aifs_server_set_map_epoch(mds->srv, mds->super.map_epoch);
+		writer_tell_epoch(mds->writer, mds->super.map_epoch);
 		if (mds->chunkq_queued)
 			mds_drain_kick(mds);
 		mds->chunkq_queued = false;
@@ -285,6 +296,7 @@ int mds_writer_start(struct mds *mds)
 	pthread_cond_init(&w->done, NULL);
 	aifs_list_init(&w->queue);
 	w->next_chores = aifs_now_ms() + writer_chores_interval(mds);
+	w->srv = mds->srv;
 	mds->writer = w;
 	err = pthread_create(&w->thread, NULL, writer_main, mds);
 	if (err) {
@@ -293,6 +305,21 @@ int mds_writer_start(struct mds *mds)
 		return -err;
 	}
 	return 0;
+}
+
+/*
+ * The server is about to be destroyed, while the writer still commits
+ * what its sessions' ends queue: from now on no commit touches it.
+ */
+void mds_writer_forget_server(struct mds *mds)
+{
+	struct mds_writer *w = mds->writer;
+
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->srv = NULL;
+	pthread_mutex_unlock(&w->lock);
 }
 
 /* Apply and commit everything queued, then end the thread. */
