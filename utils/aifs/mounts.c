@@ -13,15 +13,24 @@
 
 #include "cli.h"
 
+static bool mounts_have(const struct cli_mount *mounts, size_t nr,
+			dev_t dev)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (mounts[i].dev == dev)
+			return true;
+	return false;
+}
+
 static int mounts_add(struct cli_mount **mounts, size_t *nr,
 		      const char *dir, dev_t dev)
 {
 	struct cli_mount *grown;
-	size_t i;
 
-	for (i = 0; i < *nr; i++)
-		if ((*mounts)[i].dev == dev)
-			return 0;	/* mounted twice, or named twice */
+	if (mounts_have(*mounts, *nr, dev))
+		return 0;	/* mounted twice, or named twice */
 	grown = realloc(*mounts, (*nr + 1) * sizeof(*grown));
 	if (!grown)
 		return -ENOMEM;
@@ -58,22 +67,20 @@ static int mounts_scan(struct cli_mount **mounts, size_t *nr, dev_t want)
 static int mounts_of_path(const char *path, struct cli_mount **mounts,
 			  size_t *nr)
 {
-	size_t before = *nr;
 	struct stat st;
 	int err;
 
 	if (stat(path, &st)) {
-		fprintf(stderr, "aifs: %s: %s\n", path, strerror(errno));
-		return -errno;
+		err = -errno;
+		fprintf(stderr, "aifs: %s: %s\n", path, strerror(-err));
+		return err;
 	}
+	if (mounts_have(*mounts, *nr, st.st_dev))
+		return 0;	/* named twice */
 	err = mounts_scan(mounts, nr, st.st_dev);
-	if (!err && *nr == before) {
-		/* not added: named twice, or not aifs at all */
-		for (size_t i = 0; i < *nr; i++)
-			if ((*mounts)[i].dev == st.st_dev)
-				return 0;
+	if (!err && !mounts_have(*mounts, *nr, st.st_dev)) {
 		fprintf(stderr, "aifs: %s is not on an aifs mount\n", path);
-		return -ENODEV;
+		err = -ENODEV;
 	}
 	return err;
 }

@@ -4,6 +4,7 @@
  * from the module over generic netlink (genl.c). Without -i, totals since
  * the mount and rates over its life; with -i, what moved over SECONDS.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -13,8 +14,6 @@
 
 #include "cli.h"
 #include "latency.h"
-
-#define STATS_PAGE_SIZE	4096
 
 /* in the order of enum aifs_counter, made from the same list */
 #define COUNTER_NAME(id, name) name,
@@ -52,15 +51,14 @@ static void stats_since(struct cli_mount_stats *st,
 	st->age_ms = later->age_ms - st->age_ms;
 }
 
-/* "mds_" and the opcode's name in lower case, as sysfs has it. */
+/* The opcode's name in lower case, as sysfs has it after "mds_". */
 static const char *stats_op_name(u16 op, char *buf, size_t size)
 {
 	size_t i;
 
 	snprintf(buf, size, "%s", aifs_opcode_name(op));
 	for (i = 0; buf[i]; i++)
-		buf[i] = buf[i] >= 'A' && buf[i] <= 'Z' ? buf[i] - 'A' + 'a' :
-			 buf[i];
+		buf[i] = tolower((unsigned char)buf[i]);
 	return buf;
 }
 
@@ -75,7 +73,7 @@ static double stats_cache_hits(const struct cli_mount_stats *st)
 {
 	u64 buffered = st->count[AIFS_C_READ_BYTES] -
 		       st->count[AIFS_C_DIRECT_READ_BYTES];
-	double pages = (double)buffered / STATS_PAGE_SIZE;
+	double pages = (double)buffered / sysconf(_SC_PAGESIZE);
 	double filled = (double)st->count[AIFS_C_CACHE_FILL_PAGES];
 
 	if (pages < 1)
