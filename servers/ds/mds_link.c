@@ -133,14 +133,11 @@ static void ds_mds_learn_peer(struct ds_mds_link *l,
 			      const struct aifs_ds_info *info)
 {
 	char host[INET6_ADDRSTRLEN], port[16];
-	u16 family = le16_to_cpu(info->addr.family);
 
-	if (le32_to_cpu(info->id) == ds_self_id(l->ds))
+	if (le32_to_cpu(info->id) == ds_self_id(l->ds) ||
+	    aifs_wire_addr_host(&info->addr, host, sizeof(host), port,
+				sizeof(port)))
 		return;
-	if (!inet_ntop(family == AIFS_AF_INET ? AF_INET : AF_INET6,
-		       info->addr.addr, host, sizeof(host)))
-		return;
-	snprintf(port, sizeof(port), "%u", le16_to_cpu(info->addr.port));
 	ds_peer_set(l->ds, le32_to_cpu(info->id), host, port,
 		    le32_to_cpu(info->state));
 }

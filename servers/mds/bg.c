@@ -105,12 +105,8 @@ int mds_ds_connect(struct mds *mds, const struct aifs_secret *secret,
 		.role = AIFS_ROLE_MDS, .timeout_ms = MDS_DS_CONNECT_MS,
 		.call_timeout_ms = call_ms,
 	};
-	int family = le16_to_cpu(addr->family) == AIFS_AF_INET ? AF_INET :
-							       AF_INET6;
-
-	if (!inet_ntop(family, addr->addr, host, sizeof(host)))
+	if (aifs_wire_addr_host(addr, host, sizeof(host), port, sizeof(port)))
 		return -EINVAL;
-	snprintf(port, sizeof(port), "%u", le16_to_cpu(addr->port));
 	memcpy(opts.client_uuid, mds->super.uuid, 16);
 	return aifs_connect(&opts, conn);
 }

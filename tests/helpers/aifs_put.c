@@ -134,9 +134,7 @@ static struct aifs_conn *put_ds(struct put *p, u32 id)
 	if (p->ds_conn[i])
 		return p->ds_conn[i];
 	a = &p->ds[i].addr;
-	inet_ntop(le16_to_cpu(a->family) == AIFS_AF_INET6 ? AF_INET6 : AF_INET,
-		  a->addr, host, sizeof(host));
-	snprintf(port, sizeof(port), "%u", le16_to_cpu(a->port));
+	aifs_wire_addr_host(a, host, sizeof(host), port, sizeof(port));
 	p->ds_conn[i] = put_connect(p, host, port);
 	return p->ds_conn[i];
 }

@@ -276,12 +276,11 @@ struct cluster {
 /* "address:port" or "[address]:port" of a map entry. */
 static void ds_address(const struct aifs_addr *a, char *buf, size_t size)
 {
-	char host[INET6_ADDRSTRLEN] = "?";
-	bool v4 = le16_to_cpu(a->family) == AIFS_AF_INET;
+	char host[INET6_ADDRSTRLEN] = "?", port[8] = "?";
 
-	inet_ntop(v4 ? AF_INET : AF_INET6, a->addr, host, sizeof(host));
-	snprintf(buf, size, v4 ? "%s:%u" : "[%s]:%u", host,
-		 le16_to_cpu(a->port));
+	aifs_wire_addr_host(a, host, sizeof(host), port, sizeof(port));
+	snprintf(buf, size, strchr(host, ':') ? "[%s]:%s" : "%s:%s", host,
+		 port);
 }
 
 /* The server the session of mount @m is with, from its sysfs directory. */

@@ -2,6 +2,8 @@
 /*
  * Socket addresses as the logs and the tools show them.
  */
+#include <arpa/inet.h>
+#include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -53,5 +55,17 @@ int aifs_parse_hostport(const char *s, char *host, size_t host_size,
 		return -EINVAL;
 	snprintf(host, host_size, "%.*s", (int)(end - s), s);
 	snprintf(port, port_size, "%s", colon + 1);
+	return 0;
+}
+
+int aifs_wire_addr_host(const struct aifs_addr *a, char *host,
+			size_t host_size, char *port, size_t port_size)
+{
+	int family = le16_to_cpu(a->family) == AIFS_AF_INET ? AF_INET :
+							    AF_INET6;
+
+	if (!inet_ntop(family, a->addr, host, host_size))
+		return -EINVAL;
+	snprintf(port, port_size, "%u", le16_to_cpu(a->port));
 	return 0;
 }

@@ -40,6 +40,12 @@ int aifs_addr_port(const struct sockaddr *sa);
  */
 int aifs_parse_hostport(const char *s, char *host, size_t host_size,
 			char *port, size_t port_size);
+/*
+ * A wire address (a cluster map's) as numeric @host and @port strings, of
+ * their sizes, for aifs_connect(): 0, or -EINVAL (addr.c).
+ */
+int aifs_wire_addr_host(const struct aifs_addr *a, char *host,
+			size_t host_size, char *port, size_t port_size);
 
 /* ---- shared secret (secret.c) ---- */
 
