@@ -1,7 +1,8 @@
 # aifs: a distributed file system for AI training.
 #
 #   make              build the kernel module and the userspace parts
-#   make deps         install every package building, testing and the demo need
+#   make deps         install every package building and testing need
+#   make deps-demo    and those of make demo and make bench (PyTorch, matplotlib)
 #   make test         unit, server, VM and fault tests; ends "N passed, N failed"
 #   make test-unit | test-servers | test-vm | test-faults   one layer
 #   make test-long    aifs-fsx, 200,000 ops per mode, on the host and on aifs
@@ -39,7 +40,7 @@ include libproto/build.mk
 -include servers/build.mk
 include tests/build.mk
 
-.PHONY: all kmod user fuzz test-kmods deps test test-unit test-servers test-vm \
+.PHONY: all kmod user fuzz test-kmods deps deps-demo test test-unit test-servers test-vm \
 	test-faults test-long bench demo install clean vm-shell check-kernel-headers
 
 all: kmod user
@@ -69,6 +70,9 @@ $(BUILD)/obj/%.o: %.c
 
 deps:
 	@scripts/deps.sh
+
+deps-demo:
+	@scripts/deps.sh demo
 
 # Every layer runs even when an earlier one fails; the summary judges.
 # The build uses every CPU (make test is one command, not a -j of its own).
@@ -102,10 +106,10 @@ test-long: all test-kmods
 	@AIFS_FSX_OPS=200000 tests/unit/fsx-local.sh
 	@AIFS_FSX_OPS=200000 scripts/vm/run -n long -t 14400 tests/vm/write/05-fsx*.sh
 
-bench: deps all
+bench: deps-demo all
 	@scripts/run-bench
 
-demo: deps all
+demo: deps-demo all
 	@scripts/demo.sh
 
 vm-shell: all

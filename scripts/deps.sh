@@ -1,7 +1,9 @@
 #!/bin/bash
-# Install every Debian package that building, testing, benchmarking and the
-# demo of aifs need.  Idempotent: when everything is present it only runs
-# dpkg-query and exits.
+# Install every Debian package that building, testing and benchmarking aifs
+# need; "scripts/deps.sh demo" also those of the demo and the benchmark
+# suite's loader and plots (PyTorch, matplotlib: large, and no test needs
+# them).  Idempotent: when everything is present it only runs dpkg-query
+# and exits.
 set -euo pipefail
 
 PACKAGES=(
@@ -25,6 +27,9 @@ PACKAGES=(
 	# packaging
 	dkms
 )
+if [ "${1:-}" = demo ]; then
+	PACKAGES+=(python3-torch python3-numpy python3-matplotlib)
+fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
