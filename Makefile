@@ -7,8 +7,9 @@
 #   make test-unit | test-servers | test-vm | test-faults   one layer
 #   make test-long    aifs-fsx, 200,000 ops per mode, on the host and on aifs
 #                     in the VM (Documentation/testing-tools.md)
-#   make bench        benchmarks, side by side with peers (Documentation/performance.md);
-#                     QUICK=1 short runs, ONLY="read-bench write-bench" only those
+#   make bench        the benchmark suite: aifs, NFS and tmpfs side by side in one guest
+#                     boot (Documentation/performance.md);
+#                     QUICK=1 a short run, ONLY="read-bench ec-bench" others, ONLY=all
 #   make demo         the main job, shown
 #   make install      install (DESTDIR honoured; the module as DKMS source,
 #                     scripts/install.sh, Documentation/admin-guide.md)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 """What the reports of the guest benchmarks (bench/read/report.py,
-bench/write/report.py, bench/transport/report.py) share: the meta file
+bench/write/report.py, bench/suite/report.py) share: the meta file
 that bench/common/guest.sh writes, the systems measured, the host's load,
 and Markdown tables."""
 import json

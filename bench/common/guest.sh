@@ -173,3 +173,25 @@ bench_systems()
 	SYSTEMS="${SYSTEMS}tmpfs"
 	meta systems "$SYSTEMS"
 }
+
+# ds_mib: the MiB the data servers of start_cluster hold in chunk files
+ds_mib()
+{
+	local i dirs=()
+	for i in 1 2 3; do dirs+=("${DS_DIRS[i]}/data"); done
+	du -sm "${dirs[@]}" | awk '{ n += $1 } END { print n }'
+}
+
+# chunks_gone [MIB]: the data servers free a removed file's chunks when
+# the MDS's queue reaches them; wait (at most 2 minutes) until they hold
+# no more than MIB (default 0) and a little, so that one run's deletions
+# do not load the next run
+chunks_gone()
+{
+	local i
+	for i in $(seq 240); do
+		[ "$(ds_mib)" -lt $((${1:-0} + 16)) ] && return
+		sleep 0.5
+	done
+	say "the data servers still hold chunks of removed files"
+}

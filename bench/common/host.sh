@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # The host side shared by the benchmarks that boot a guest (read-bench,
-# write-bench, transport-bench); sourced, not run. Needs TOP and BUILD.
+# write-bench, suite-bench); sourced, not run. Needs TOP and BUILD.
 
 # bench_load RESULTS: the time and the host's load average (1, 5, 15
 # minutes) as one line of RESULTS/host-load.

@@ -37,21 +37,6 @@ cpu_report()
 				($9 - $4) / hz, ($10 - $5) / hz }'
 }
 
-# chunks_gone: the data servers free a removed file's chunks when the
-# MDS's queue reaches them; wait (at most 2 minutes) so that one run's
-# deletions do not load the next run
-chunks_gone()
-{
-	local i dirs=()
-	for i in 1 2 3; do dirs+=("${DS_DIRS[i]}/data"); done
-	for i in $(seq 240); do
-		[ "$(du -sm "${dirs[@]}" | awk '{ n += $1 } END { print n }')" -lt 16 ] &&
-			return
-		sleep 0.5
-	done
-	say "the data servers still hold chunks of removed files"
-}
-
 # run SYSTEM N: N writers at once, each a file of SIZE_MIB / N MiB in a
 # new directory, from a clean cache; then each file is checked from a
 # cold cache (its size as the server has it, sampled blocks)
