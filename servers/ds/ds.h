@@ -292,7 +292,7 @@ int ds_capacity(struct ds *ds, struct aifs_statfs_rep *rep);
 int ds_statfs_register(struct aifs_server *srv);
 
 /* mds_link.c: registration and heartbeats */
-int ds_mds_start(struct ds *ds);
+int ds_mds_start(struct ds *ds, struct aifs_server *srv);
 void ds_mds_stop(struct ds *ds);
 void ds_mds_refresh(struct ds *ds);
 void ds_mds_reload(void *data);

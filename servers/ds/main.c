@@ -138,7 +138,7 @@ static int ds_serve(struct ds *ds)
 	if (!err)
 		err = ds_catchup_start(ds);
 	if (!err)
-		err = ds_mds_start(ds);
+		err = ds_mds_start(ds, srv);
 	if (!err)
 		err = aifs_server_run(srv);
 	ds_mds_stop(ds);

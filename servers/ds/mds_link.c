@@ -40,6 +40,7 @@ struct ds_mds_addr {
 
 struct ds_mds_link {
 	struct ds *ds;
+	struct aifs_server *srv;	/* told the map's epoch (metrics) */
 	pthread_t thread;
 	pthread_mutex_t lock;	/* protects @stop, @refresh, @reload */
 	pthread_cond_t wake;
@@ -163,8 +164,10 @@ static int ds_mds_map(struct ds_mds_link *l, u64 epoch)
 			ds_mds_learn_peer(l, &info);
 		}
 	}
-	if (!err)
+	if (!err) {
 		l->epoch = le64_to_cpu(rep.epoch);
+		aifs_server_set_map_epoch(l->srv, l->epoch);
+	}
 	aifs_reply_free(&reply);
 	return err;
 }
@@ -459,7 +462,7 @@ int ds_mds_layout(struct ds *ds, u64 ino, struct aifs_layout *layout)
 	return err;
 }
 
-int ds_mds_start(struct ds *ds)
+int ds_mds_start(struct ds *ds, struct aifs_server *srv)
 {
 	pthread_condattr_t attr;
 	struct ds_mds_link *l;
@@ -473,6 +476,7 @@ int ds_mds_start(struct ds *ds)
 	if (!l)
 		return -ENOMEM;
 	l->ds = ds;
+	l->srv = srv;
 	err = ds_mds_parse(l, ds->cfg.mds);
 	if (!err)
 		err = ds_mds_self_addr(l);

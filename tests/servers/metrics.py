@@ -171,6 +171,8 @@ def test_ds_metrics():
     assert value(after, "aifs_ds_resync_queue") == 0
     assert value(after, "aifs_ds_serving") == 1
     assert value(after, "aifs_ds_forwards_total") == 0
+    # the map it fetched when it registered
+    assert value(after, "aifs_map_epoch") >= 1
 
 
 def test_not_found():
