@@ -39,6 +39,7 @@ FUZZ_PROGS :=
 include libproto/build.mk
 -include utils/build.mk
 -include servers/build.mk
+include bench/build.mk
 include tests/build.mk
 
 .PHONY: all kmod user fuzz test-kmods deps deps-demo test test-unit test-servers test-vm \
