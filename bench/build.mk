@@ -3,6 +3,7 @@
 BENCH_SUITE_TOOLS := $(BUILD)/bench/aifs-mdtest $(BUILD)/bench/aifs-loader
 USER_PROGS += $(BENCH_SUITE_TOOLS)
 
-$(BENCH_SUITE_TOOLS): $(BUILD)/bench/aifs-%: $(BUILD)/obj/bench/suite/%.o
+$(BENCH_SUITE_TOOLS): $(BUILD)/bench/aifs-%: $(BUILD)/obj/bench/suite/%.o \
+		$(BUILD)/obj/bench/suite/tool.o
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -o $@ $^ -lpthread

@@ -73,6 +73,7 @@ data_root()
 # aifs-mdtest's create phase (its read phase checks every byte later)
 small_files()
 {
+	mkdir -p "$1/small"
 	"$MDTEST" -n 4 -f $((SMALL_FILES / 4)) -s $SMALL_BYTES -p create \
 		"$1/small" >"$OUT/small-create-$(basename "$1").json" ||
 		fail "writing the small files to $1"
@@ -156,6 +157,7 @@ for sys in $SYSTEMS; do
 done
 # each client its own directory, every phase from a cold cache
 for sys in $SYSTEMS; do
+	mkdir -p "$(root_of "$sys")/md-$sys"
 	"$MDTEST" -n "$MD_CLIENTS" -f "$MD_FILES" -p create,stat,unlink -d \
 		-t "$MD_S" "$(root_of "$sys")/md-$sys" >"$OUT/md-$sys.json" ||
 		fail "aifs-mdtest on $sys"

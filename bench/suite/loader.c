@@ -23,7 +23,6 @@
  * goes to stderr.  Exit 0 on success, 1 when a system call fails, 2 on a
  * usage error.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -37,8 +36,9 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "tool.h"
+
 #define PROG		"aifs-loader"
-#define NSEC_PER_SEC	1000000000ULL
 #define NSEC_PER_MSEC	1000000ULL
 
 /*
@@ -141,14 +141,6 @@ struct trial_result {
 	bool bounded;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
 static struct timespec timespec_of(uint64_t ns)
 {
 	return (struct timespec){ .tv_sec = ns / NSEC_PER_SEC,
@@ -162,39 +154,6 @@ static void print_usage(void)
 		"         [-r READERS] [-q PREFETCH] [-d] [-t SECONDS]\n"
 		"         [-u MIN_AU] DIR\n");
 	exit(2);
-}
-
-static unsigned int parse_count(const char *arg, const char *opt,
-				unsigned int min, unsigned int max)
-{
-	unsigned long n;
-	char *end;
-
-	errno = 0;
-	n = strtoul(arg, &end, 10);
-	if (errno || !isdigit((unsigned char)arg[0]) || *end || n < min ||
-	    n > max) {
-		fprintf(stderr, PROG ": %s wants %u to %u, not '%s'\n", opt,
-			min, max, arg);
-		exit(2);
-	}
-	return n;
-}
-
-static double parse_real(const char *arg, const char *opt, double min,
-			 double max)
-{
-	char *end;
-	double x;
-
-	errno = 0;
-	x = strtod(arg, &end);
-	if (errno || end == arg || *end || !(x >= min && x <= max)) {
-		fprintf(stderr, PROG ": %s wants %g to %g, not '%s'\n", opt,
-			min, max, arg);
-		exit(2);
-	}
-	return x;
 }
 
 static void parse_accels(struct options *o, const char *arg)
@@ -213,7 +172,7 @@ static void parse_accels(struct options *o, const char *arg)
 				MAX_TRIALS);
 			exit(2);
 		}
-		o->accels[o->ntrials++] = parse_count(item, "-a", 1,
+		o->accels[o->ntrials++] = tool_parse_count(item, "-a", 1,
 						      MAX_ACCELS);
 	}
 	free(list);
@@ -234,25 +193,25 @@ static void parse_options(struct options *o, int argc, char **argv)
 			parse_accels(o, optarg);
 			break;
 		case 'b':
-			o->batch = parse_count(optarg, "-b", 1, 1U << 20);
+			o->batch = tool_parse_count(optarg, "-b", 1, 1U << 20);
 			break;
 		case 'c':
-			o->compute_ms = parse_count(optarg, "-c", 0, 3600000);
+			o->compute_ms = tool_parse_count(optarg, "-c", 0, 3600000);
 			break;
 		case 'r':
-			o->readers = parse_count(optarg, "-r", 1, MAX_THREADS);
+			o->readers = tool_parse_count(optarg, "-r", 1, MAX_THREADS);
 			break;
 		case 'q':
-			o->prefetch = parse_count(optarg, "-q", 1, 1U << 20);
+			o->prefetch = tool_parse_count(optarg, "-q", 1, 1U << 20);
 			break;
 		case 'd':
 			o->drop_caches = true;
 			break;
 		case 't':
-			o->limit_s = parse_real(optarg, "-t", 1e-3, 1e6);
+			o->limit_s = tool_parse_real(optarg, "-t", 1e-3, 1e6);
 			break;
 		case 'u':
-			o->min_au = parse_real(optarg, "-u", 0, 1);
+			o->min_au = tool_parse_real(optarg, "-u", 0, 1);
 			break;
 		default:
 			print_usage();
@@ -261,25 +220,6 @@ static void parse_options(struct options *o, int argc, char **argv)
 	if (argc - optind != 1)
 		print_usage();
 	o->dir = argv[optind];
-}
-
-/* sync, then drop the clean page cache, dentries and inodes. */
-static int drop_page_cache(void)
-{
-	static const char path[] = "/proc/sys/vm/drop_caches";
-	int fd;
-
-	sync();
-	fd = open(path, O_WRONLY);
-	if (fd < 0 || write(fd, "3", 1) != 1) {
-		fprintf(stderr, PROG ": -d: %s: %s (needs root)\n", path,
-			strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
 }
 
 /* ---- the samples ---- */
@@ -513,7 +453,7 @@ static bool accel_take_batch(struct accel *a)
 /* The emulated computation: a sleep, counted as long as it lasted. */
 static void compute(struct accel *a)
 {
-	uint64_t start = now_ns();
+	uint64_t start = tool_now_ns();
 	struct timespec until;
 
 	if (!a->trial->opts->compute_ms)
@@ -523,7 +463,7 @@ static void compute(struct accel *a)
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until,
 			       NULL) == EINTR)
 		;
-	a->compute_ns += now_ns() - start;
+	a->compute_ns += tool_now_ns() - start;
 }
 
 static void *accel_main(void *arg)
@@ -536,10 +476,10 @@ static void *accel_main(void *arg)
 	while (accel_take_batch(a)) {
 		compute(a);
 		a->computed++;
-		if (t->deadline_ns && now_ns() >= t->deadline_ns)
+		if (t->deadline_ns && tool_now_ns() >= t->deadline_ns)
 			break;
 	}
-	a->end_ns = now_ns();
+	a->end_ns = tool_now_ns();
 	/* after a bounded trial, its readers must not read on */
 	accel_stop(a);
 	return NULL;
@@ -710,7 +650,7 @@ static int run_threads(struct trial *t)
 			return -1;
 		}
 	}
-	t->start_ns = now_ns();
+	t->start_ns = tool_now_ns();
 	t->deadline_ns = limit_ns ? t->start_ns + limit_ns : 0;
 	move_gate(t, GATE_OPEN);
 	join_threads(t);
@@ -754,18 +694,13 @@ static void sum_up(const struct trial *t, struct trial_result *res)
 	}
 }
 
-static double rate(double amount, double seconds)
-{
-	return seconds > 0 ? amount / seconds : 0;
-}
-
 static int run_trial(const struct options *o, unsigned int index,
 		     struct trial_result *res)
 {
 	struct trial t;
 	int ret = -1;
 
-	if (o->drop_caches && drop_page_cache())
+	if (o->drop_caches && tool_drop_page_cache())
 		return -1;
 	if (init_trial(&t, o, o->accels[index], index))
 		return -1;
@@ -784,29 +719,14 @@ out:
 	return ret;
 }
 
-/* @s as a JSON string: quotes, backslashes and control bytes escaped. */
-static void print_json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
 static void print_trial(const struct trial_result *r)
 {
 	printf("{\"accelerators\":%u,\"samples\":%llu,\"bytes\":%llu",
 	       r->naccels, (unsigned long long)r->samples,
 	       (unsigned long long)r->bytes);
 	printf(",\"seconds\":%.6f,\"samples_per_s\":%.1f,\"mb_per_s\":%.3f",
-	       r->seconds, rate(r->samples, r->seconds),
-	       rate(r->bytes / 1e6, r->seconds));
+	       r->seconds, tool_rate(r->samples, r->seconds),
+	       tool_rate(r->bytes / 1e6, r->seconds));
 	printf(",\"au\":%.4f,\"au_min\":%.4f,\"bounded\":%s}", r->au,
 	       r->au_min, r->bounded ? "true" : "false");
 }
@@ -817,7 +737,7 @@ static void print_json(const struct options *o,
 	unsigned int i, max_accels = 0;
 
 	printf("{\"tool\":\"" PROG "\",\"dir\":");
-	print_json_string(o->dir);
+	tool_print_json_string(o->dir);
 	printf(",\"samples\":%zu,\"batch\":%u,\"compute_ms\":%u",
 	       samples.nr, o->batch, o->compute_ms);
 	printf(",\"readers\":%u,\"prefetch\":%u,\"min_au\":%g,\"trials\":[",
@@ -855,7 +775,7 @@ int main(int argc, char **argv)
 
 	parse_options(&o, argc, argv);
 	/* find out now that -d cannot work, not after a trial */
-	if (o.drop_caches && drop_page_cache())
+	if (o.drop_caches && tool_drop_page_cache())
 		return 1;
 	if (find_samples(o.dir))
 		goto out;

@@ -19,7 +19,7 @@
  * goes to stderr.  Exit 0 on success, 1 when a system call fails or a read
  * finds other data, 2 on a usage error.
  */
-#include <ctype.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -34,10 +34,12 @@
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 
+#include "tool.h"
+
 #define PROG		"aifs-mdtest"
-#define NSEC_PER_SEC	1000000000ULL
 
 enum phase { PHASE_CREATE, PHASE_STAT, PHASE_READ, PHASE_UNLINK, PHASE_NR };
 
@@ -102,51 +104,12 @@ struct clients {
 	int go_fds[PHASE_NR];	/* write ends of the phases' go pipes */
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
 static void print_usage(void)
 {
 	fprintf(stderr,
 		"usage: " PROG " [-n CLIENTS] [-f FILES_PER_CLIENT] [-s BYTES]\n"
 		"         [-p create,stat,read,unlink] [-d] [-t SECONDS] DIR\n");
 	exit(2);
-}
-
-static unsigned long parse_count(const char *arg, const char *opt,
-				 unsigned long max)
-{
-	unsigned long n;
-	char *end;
-
-	errno = 0;
-	n = strtoul(arg, &end, 10);
-	if (errno || !isdigit((unsigned char)arg[0]) || *end || n > max) {
-		fprintf(stderr, PROG ": %s wants a number up to %lu, not '%s'\n",
-			opt, max, arg);
-		exit(2);
-	}
-	return n;
-}
-
-static double parse_seconds(const char *arg)
-{
-	double s;
-	char *end;
-
-	errno = 0;
-	s = strtod(arg, &end);
-	if (errno || end == arg || *end || !(s > 0 && s < 1e9)) {
-		fprintf(stderr, PROG ": -t wants seconds above 0, not '%s'\n",
-			arg);
-		exit(2);
-	}
-	return s;
 }
 
 static unsigned int parse_phases(const char *arg)
@@ -184,13 +147,13 @@ static void parse_options(struct options *o, int argc, char **argv)
 	while ((opt = getopt(argc, argv, "n:f:s:p:dt:")) != -1) {
 		switch (opt) {
 		case 'n':
-			o->clients = parse_count(optarg, "-n", MAX_CLIENTS);
+			o->clients = tool_parse_count(optarg, "-n", 0, MAX_CLIENTS);
 			break;
 		case 'f':
-			o->files = parse_count(optarg, "-f", UINT32_MAX);
+			o->files = tool_parse_count(optarg, "-f", 0, UINT32_MAX);
 			break;
 		case 's':
-			o->bytes = parse_count(optarg, "-s", 1UL << 30);
+			o->bytes = tool_parse_count(optarg, "-s", 0, 1UL << 30);
 			break;
 		case 'p':
 			o->phases = parse_phases(optarg);
@@ -199,7 +162,7 @@ static void parse_options(struct options *o, int argc, char **argv)
 			o->drop_caches = true;
 			break;
 		case 't':
-			o->limit_s = parse_seconds(optarg);
+			o->limit_s = tool_parse_real(optarg, "-t", 1e-3, 1e9);
 			break;
 		default:
 			print_usage();
@@ -210,37 +173,30 @@ static void parse_options(struct options *o, int argc, char **argv)
 	o->dir = argv[optind];
 }
 
-/* sync, then drop the clean page cache, dentries and inodes. */
-static int drop_page_cache(void)
-{
-	static const char path[] = "/proc/sys/vm/drop_caches";
-	int fd;
-
-	sync();
-	fd = open(path, O_WRONLY);
-	if (fd < 0 || write(fd, "3", 1) != 1) {
-		fprintf(stderr, PROG ": -d: %s: %s (needs root)\n", path,
-			strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
 /* ---- a client ---- */
 
 /*
  * A file's bytes are the client's pseudo-random stream from a word that
  * depends on the file: neighbours differ, and writing or checking a file
- * costs a write or a memcmp, not a fresh stream per file.
+ * costs a write or a memcmp, not a fresh stream per file.  Its first
+ * bytes are its stamp, so that files whose streams start alike (every
+ * PATTERN_WORDS) differ too.
  */
 #define PATTERN_WORDS	512
 
 static const unsigned char *file_data(const struct client *c)
 {
 	return c->pattern + c->file % PATTERN_WORDS * sizeof(uint64_t);
+}
+
+static uint64_t file_stamp(const struct client *c)
+{
+	return htole64((uint64_t)c->index << 32 | c->file);
+}
+
+static size_t stamp_len(size_t len)
+{
+	return len < sizeof(uint64_t) ? len : sizeof(uint64_t);
 }
 
 /* The client's stream: splitmix64 seeded by its index. */
@@ -304,6 +260,31 @@ static ssize_t read_full(int fd, unsigned char *buf, size_t len)
 	return got;
 }
 
+/* The stamp and the data in one write(2) as a writer of one buffer. */
+static int write_file(int fd, const struct client *c, size_t len)
+{
+	uint64_t stamp = file_stamp(c);
+	size_t head = stamp_len(len);
+	struct iovec iov[2] = {
+		{ .iov_base = &stamp, .iov_len = head },
+		{ .iov_base = (void *)(file_data(c) + head),
+		  .iov_len = len - head },
+	};
+	ssize_t n;
+
+	do {
+		n = writev(fd, iov, 2);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -1;
+	if ((size_t)n < head) {
+		if (write_all(fd, (unsigned char *)&stamp + n, head - n))
+			return -1;
+		n = head;
+	}
+	return write_all(fd, file_data(c) + n, len - n);
+}
+
 static int create_file(struct client *c)
 {
 	size_t len = c->opts->bytes;
@@ -312,7 +293,7 @@ static int create_file(struct client *c)
 	fd = open(c->path, O_CREAT | O_EXCL | O_WRONLY, 0644);
 	if (fd < 0)
 		return client_error(c, "create");
-	if (write_all(fd, file_data(c), len)) {
+	if (write_file(fd, c, len)) {
 		client_error(c, "write");
 		close(fd);
 		return -1;
@@ -335,7 +316,8 @@ static int stat_file(struct client *c)
 /* The whole file, one byte more to see a file that grew. */
 static int read_file(struct client *c)
 {
-	size_t len = c->opts->bytes;
+	size_t len = c->opts->bytes, head;
+	uint64_t stamp;
 	ssize_t got;
 	int fd;
 
@@ -355,7 +337,10 @@ static int read_file(struct client *c)
 			(size_t)got > len ? len : (size_t)got, len);
 		return -1;
 	}
-	if (memcmp(file_data(c), c->found, len)) {
+	stamp = file_stamp(c);
+	head = stamp_len(len);
+	if (memcmp(c->found, &stamp, head) ||
+	    memcmp(c->found + head, file_data(c) + head, len - head)) {
 		fprintf(stderr, PROG ": client %u: %s: not the data written\n",
 			c->index, c->path);
 		return -1;
@@ -378,7 +363,7 @@ static int (*const phase_op[PHASE_NR])(struct client *c) = {
 static long client_phase(struct client *c, enum phase p, uint64_t deadline_ns)
 {
 	for (c->file = 0; c->file < c->count; c->file++) {
-		if (deadline_ns && now_ns() >= deadline_ns)
+		if (deadline_ns && tool_now_ns() >= deadline_ns)
 			break;
 		snprintf(c->path, sizeof(c->path), "%s/c%u/f%lu", c->opts->dir,
 			 c->index, c->file);
@@ -633,12 +618,12 @@ static int run_phase(struct clients *cl, const struct options *o,
 	struct go_msg go[MAX_CLIENTS];
 	unsigned int i;
 
-	if (o->drop_caches && p != PHASE_CREATE && drop_page_cache())
+	if (o->drop_caches && p != PHASE_CREATE && tool_drop_page_cache())
 		return -1;
 	r->expected = 0;
 	for (i = 0; i < cl->nr; i++)
 		r->expected += p == PHASE_CREATE ? o->files : cl->counts[i];
-	start = now_ns();
+	start = tool_now_ns();
 	for (i = 0; i < cl->nr; i++)
 		go[i].deadline_ns = limit_ns ? start + limit_ns : 0;
 	if (write(cl->go_fds[p], go, len) != len) {
@@ -647,13 +632,8 @@ static int run_phase(struct clients *cl, const struct options *o,
 	}
 	if (collect_reports(cl, p, &r->files))
 		return -1;
-	r->seconds = (now_ns() - start) / 1e9;
+	r->seconds = (tool_now_ns() - start) / 1e9;
 	return 0;
-}
-
-static double rate(double amount, double seconds)
-{
-	return seconds > 0 ? amount / seconds : 0;
 }
 
 static bool has_mb(const struct options *o, enum phase p)
@@ -666,27 +646,12 @@ static void report_phase(const struct options *o, enum phase p,
 {
 	fprintf(stderr, PROG ": %s: %llu files in %.3f s, %.1f files/s",
 		phase_name[p], (unsigned long long)r->files, r->seconds,
-		rate(r->files, r->seconds));
+		tool_rate(r->files, r->seconds));
 	if (has_mb(o, p))
 		fprintf(stderr, ", %.1f MB/s",
-			rate(r->files * o->bytes / 1e6, r->seconds));
+			tool_rate(r->files * o->bytes / 1e6, r->seconds));
 	fprintf(stderr, "%s\n", r->files < r->expected ?
 		" (bounded by -t)" : "");
-}
-
-/* @s as a JSON string: quotes, backslashes and control bytes escaped. */
-static void print_json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
 }
 
 static void print_json(const struct options *o,
@@ -697,7 +662,7 @@ static void print_json(const struct options *o,
 	int p;
 
 	printf("{\"tool\":\"" PROG "\",\"dir\":");
-	print_json_string(o->dir);
+	tool_print_json_string(o->dir);
 	printf(",\"clients\":%u,\"files_per_client\":%lu", o->clients,
 	       o->files);
 	printf(",\"bytes\":%zu,\"phases\":{", o->bytes);
@@ -708,10 +673,10 @@ static void print_json(const struct options *o,
 		printf("%s\"%s\":{\"files\":%llu", sep, phase_name[p],
 		       (unsigned long long)r->files);
 		printf(",\"seconds\":%.6f,\"files_per_s\":%.1f", r->seconds,
-		       rate(r->files, r->seconds));
+		       tool_rate(r->files, r->seconds));
 		if (has_mb(o, p))
 			printf(",\"mb_per_s\":%.3f",
-			       rate(r->files * o->bytes / 1e6, r->seconds));
+			       tool_rate(r->files * o->bytes / 1e6, r->seconds));
 		printf(",\"bounded\":%s}",
 		       r->files < r->expected ? "true" : "false");
 		sep = ",";
@@ -756,7 +721,7 @@ int main(int argc, char **argv)
 
 	parse_options(&o, argc, argv);
 	/* find out now that -d cannot work, not after the create phase */
-	if (o.drop_caches && drop_page_cache())
+	if (o.drop_caches && tool_drop_page_cache())
 		return 1;
 	/* a client's death shows as EOF, not as SIGPIPE */
 	signal(SIGPIPE, SIG_IGN);

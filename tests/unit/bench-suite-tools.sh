@@ -74,6 +74,17 @@ grep -q "c1/f7: not the data written" "$work/err" ||
 ! pgrep -f "$md" || fail "mdtest left clients running"
 rm -rf "${md:?}"/*
 
+# A file in another's place, one whose data stream starts alike (512
+# files on): its stamp tells them apart.
+"$mdtest" -n 1 -f 600 -s 64 -p create "$md" >/dev/null 2>&1 ||
+	fail "mdtest create of 600 files"
+cp "$md/c0/f513" "$md/c0/f1"
+"$mdtest" -n 1 -f 600 -s 64 -p read "$md" >/dev/null 2>"$work/err" &&
+	fail "mdtest read a file swapped with another as its own"
+grep -q "c0/f1: not the data written" "$work/err" ||
+	fail "mdtest read of a swapped file: not named"
+rm -rf "${md:?}"/*
+
 # ---- aifs-loader ----
 # 200 samples of 98 to 4853 bytes, written by the shell alone (a fork
 # costs much on CI)
