@@ -59,16 +59,6 @@ measured()
 	return $status
 }
 
-# data_root SYSTEM: where the data every system reads lies as SYSTEM sees
-# it: the aifs cluster's for both aifs mounts, the tmpfs for the others
-data_root()
-{
-	case $1 in
-	aifs-*) root_of aifs-rdma ;;
-	*) echo "$LOCAL" ;;
-	esac
-}
-
 # small_files ROOT: the small-file set under ROOT/small, written by
 # aifs-mdtest's create phase (its read phase checks every byte later)
 small_files()
@@ -147,13 +137,13 @@ done
 
 for sys in $SYSTEMS; do
 	measured seq "$sys" fio_cold "seq-$sys" "$SEQ_S" --readonly \
-		--name=seq --rw=read --bs=1M --filename="$(data_root "$sys")/big"
+		--name=seq --rw=read --bs=1M --filename="$(root_of "$sys")/big"
 done
 # fio's fadvise_hint makes them POSIX_FADV_RANDOM: no readahead
 for sys in $SYSTEMS; do
 	measured rand "$sys" fio_cold "rand-$sys" "$RAND_S" --readonly \
 		--name=rand --rw=randread --bs=4k --time_based \
-		--percentile_list=50:95:99 --filename="$(data_root "$sys")/big"
+		--percentile_list=50:95:99 --filename="$(root_of "$sys")/big"
 done
 # each client its own directory, every phase from a cold cache
 for sys in $SYSTEMS; do
@@ -166,7 +156,7 @@ done
 for sys in $SYSTEMS; do
 	measured small "$sys" "$MDTEST" -n 4 -f $((SMALL_FILES / 4)) \
 		-s $SMALL_BYTES -p read -d -t "$SMALL_S" \
-		"$(data_root "$sys")/small" >"$OUT/small-$sys.json" ||
+		"$(root_of "$sys")/small" >"$OUT/small-$sys.json" ||
 		fail "aifs-mdtest reading the small files on $sys"
 	say "small-$sys done"
 done
@@ -174,7 +164,7 @@ done
 for sys in $SYSTEMS; do
 	measured loader "$sys" "$LOADER" -a "$LOADER_ACCELERATORS" \
 		-b "$LOADER_BATCH" -c "$LOADER_COMPUTE_MS" -r "$LOADER_READERS" \
-		-q "$LOADER_PREFETCH" -d -t "$LOADER_S" "$(data_root "$sys")/small" \
+		-q "$LOADER_PREFETCH" -d -t "$LOADER_S" "$(root_of "$sys")/small" \
 		>"$OUT/loader-$sys.json" || fail "aifs-loader on $sys"
 	say "loader-$sys done"
 done
