@@ -414,12 +414,24 @@ static int server_start_peer_workers(struct aifs_server *srv)
 			       server_on_done, &srv->peer_workers);
 }
 
+int aifs_server_listen(struct aifs_server *srv)
+{
+	if (srv->nr_listeners)
+		return 0;
+	server_fd_limit(srv);
+	return server_listen(srv);
+}
+
+bool aifs_server_listens_rdma(const struct aifs_server *srv)
+{
+	return srv->nr_listeners > 1;
+}
+
 int aifs_server_run(struct aifs_server *srv)
 {
 	int err;
 
-	server_fd_limit(srv);
-	err = server_listen(srv);
+	err = aifs_server_listen(srv);
 	if (!err)
 		err = aifs_loop_watch(srv->loop, srv->sigfd, AIFS_EV_READ,
 				      server_on_signal, srv);

@@ -137,6 +137,9 @@ static int ds_serve(struct ds *ds)
 		err = ds_scrub_start(ds);
 	if (!err)
 		err = ds_catchup_start(ds);
+	/* before registering: the MDS hears whether we speak RDMA */
+	if (!err)
+		err = aifs_server_listen(srv);
 	if (!err)
 		err = ds_mds_start(ds, srv);
 	if (!err)

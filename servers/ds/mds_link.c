@@ -40,7 +40,7 @@ struct ds_mds_addr {
 
 struct ds_mds_link {
 	struct ds *ds;
-	struct aifs_server *srv;	/* told the map's epoch (metrics) */
+	struct aifs_server *srv;	/* listening; told the map's epoch */
 	pthread_t thread;
 	pthread_mutex_t lock;	/* protects @stop, @refresh, @reload */
 	pthread_cond_t wake;
@@ -175,7 +175,8 @@ static int ds_mds_map(struct ds_mds_link *l, u64 epoch)
 /* AIFS_DS_* of DS_REGISTER and DS_HEARTBEAT. */
 static __le32 ds_mds_flags(const struct ds_mds_link *l)
 {
-	return cpu_to_le32(l->ds->cfg.drain ? AIFS_DS_DRAIN : 0);
+	return cpu_to_le32((l->ds->cfg.drain ? AIFS_DS_DRAIN : 0) |
+			   (aifs_server_listens_rdma(l->srv) ? AIFS_DS_RDMA : 0));
 }
 
 static int ds_mds_register(struct ds_mds_link *l)

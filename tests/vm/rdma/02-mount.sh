@@ -1,5 +1,6 @@
 # A mount over RDMA (Soft-RoCE, transport=rdma): the metadata and data
-# servers are reached by RDMA queue pairs and by no TCP connection; files
+# servers are reached by RDMA queue pairs and by no TCP connection (and
+# aifs status says the data servers speak RDMA); files
 # cross chunks and data servers through the page cache and O_DIRECT, their
 # data moved by the servers' RDMA READs and WRITEs (not in the replies);
 # aifs-fsx (AIFS_FSX_OPS, 2,000 here) finds no corruption buffered and
@@ -32,6 +33,9 @@ mount -t aifs -o "secret=$AIFS_SECRET,$AIFS_MOUNT_TRANSPORT" "$AIFS_ADDR:/" /mnt
 assert_eq "$(cat /sys/fs/aifs/*/transport)" rdma "transport in sysfs"
 grep -q "^$AIFS_ADDR:/ /mnt/a aifs .*transport=rdma" /proc/mounts ||
 	fail "transport=rdma not in /proc/mounts"
+# each data server told the MDS it listens for RDMA too
+assert_eq "$(aifs status --json /mnt/a | jq -c '[.servers[].rdma]')" \
+	"[true,true,true]" "RDMA of the data servers in aifs status"
 
 dd if=/dev/urandom of=/tmp/src bs=1M count=24 status=none
 for key in rdma_read_bytes rdma_write_bytes ds_bytes_sent ds_bytes_received; do

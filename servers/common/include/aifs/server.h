@@ -170,7 +170,18 @@ int aifs_server_register_all(struct aifs_server *srv,
 			     const struct aifs_handler_def *defs, size_t n);
 
 /*
- * Listen and serve until SIGTERM or SIGINT (SIGHUP: aifs_server_on_reload());
+ * Listen for TCP, and for RDMA as the rdma setting says, if not yet: a
+ * server that tells others how to reach it listens first, the rest leave
+ * it to aifs_server_run().  Errors are logged.
+ */
+int aifs_server_listen(struct aifs_server *srv);
+
+/* Whether aifs_server_listen() listens for RDMA too. */
+bool aifs_server_listens_rdma(const struct aifs_server *srv);
+
+/*
+ * Listen (aifs_server_listen()) and serve until SIGTERM or SIGINT
+ * (SIGHUP: aifs_server_on_reload());
  * then stop accepting, answer the
  * requests in flight (for up to io_timeout seconds), close every
  * connection and return 0.  Errors are logged.
