@@ -133,9 +133,10 @@ def best(fig, names):
 
 
 def cell(x):
+    """Three significant digits, whole numbers from 100 on."""
     if x is None:
         return "-"
-    return number(x, "%.2f" if x < 10 and x != int(x) else "%.0f")
+    return number(x, "%.0f" if x >= 100 or x == int(x) else "%.3g")
 
 
 def share(x):
