@@ -19,6 +19,10 @@
  * whose AU is below MIN_AU; -t bounds each trial: accelerators stop after
  * their batch once it passed.
  *
+ * A trial's samples and bytes are what its readers read: for a trial cut
+ * by -t that includes the batches read ahead and not computed, at most
+ * PREFETCH + READERS per accelerator.
+ *
  * The result is one JSON object on stdout (MB are 10^6 bytes); progress
  * goes to stderr.  Exit 0 on success, 1 when a system call fails, 2 on a
  * usage error.
