@@ -23,6 +23,7 @@ SAMPLES=3072
 SHARDS=12
 BATCH=32
 WORKERS=2
+THREADS=1
 CKPT_MIB=256
 CKPT_WRITERS=4
 
@@ -41,17 +42,19 @@ stat_of() { aifs_stat "$SYS" "$1"; }
 
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 
-# show_rdma: what says that the mount goes over RDMA
+# show_rdma WHEN: what says that the mount goes over RDMA: its transport,
+# the Soft-RoCE link, and the kernel's rdma_cm ids owned by aifs (one per
+# connection: the MDS's from the mount on, a data server's from the first
+# I/O to it)
 show_rdma()
 {
 	local cm
 
 	assert_eq "$(cat "$SYS/transport")" rdma "$SYS/transport"
-	say "$SYS/transport: $(cat "$SYS/transport")"
-	say "Soft-RoCE: $(rdma link show rxe0/1)"
 	cm=$(rdma resource show cm_id 2>/dev/null | grep -c ' comm \[aifs\] ' || true)
-	say "the kernel client holds $cm rdma_cm connection(s) so far" \
-		"(the MDS's; a data server's opens with the first I/O to it)"
+	say "$SYS/transport: $(cat "$SYS/transport"); $(rdma link show rxe0/1 |
+		awk '{ print $2, $4, "on", $8 }'); $1 the kernel client" \
+		"holds $cm RDMA connection(s) (rdma_cm ids)"
 }
 
 # summary: the one line of numbers, from train.py's results
@@ -63,10 +66,11 @@ summary()
 		.ckpt_bytes / 1048576, .ckpt_write_gbs, .ckpt_read_gbs] |
 		@tsv' "$RESULTS")
 	set -- $r
-	printf 'SUMMARY: training %.1f samples/s, accelerator utilisation %.1f%%;' "$1" "$2"
-	printf ' checkpoint %.0f MiB written at %.3f GB/s, read back at %.3f GB/s, verified;' "$3" "$4" "$5"
-	printf ' over RDMA: %s MiB read, %s MiB written\n' \
-		"$(mib "$(stat_of rdma_read_bytes)")" "$(mib "$(stat_of rdma_write_bytes)")"
+	printf 'SUMMARY: %.1f samples/s, accelerator utilisation %.1f%%;' "$1" "$2"
+	printf ' checkpoint of %.0f MiB written at %.3f GB/s, read back at %.3f GB/s, verified;' "$3" "$4" "$5"
+	printf ' RDMA carried %s of %s MiB read, %s of %s MiB written\n' \
+		"$(mib "$(stat_of rdma_read_bytes)")" "$(mib "$(stat_of chunk_read_bytes)")" \
+		"$(mib "$(stat_of rdma_write_bytes)")" "$(mib "$(stat_of chunk_write_bytes)")"
 }
 
 phase "aifs demo in a $(uname -r) guest, $(nproc) CPUs, $(free -m | awk 'NR == 2 { print $2 }') MiB"
@@ -78,13 +82,24 @@ SYS=$(ls -d /sys/fs/aifs/aifs-*)
 say "aifs-mds on $AIFS_ADDR:7400 and aifs-ds on $AIFS_ADDR:7401-7403" \
 	"(LMDB and chunk files in the guest's memory)"
 say "mounted: $(grep " $MNT " /proc/mounts | cut -d' ' -f1-4)"
-show_rdma
+show_rdma "before any I/O"
 aifs -s "$MDS_DIR/secret" status "$MNT" | sed "s/^/[$(elapsed)s]   /"
+# aifs-ds does not tell the MDS that it listens for RDMA (DS_REGISTER's
+# AIFS_DS_RDMA is never set), so the column above says no; the servers
+# say what they listen on in their logs
+say "(status's RDMA column: what the data servers report, and they do not" \
+	"report it yet; their own logs say:)"
+for i in 1 2 3; do
+	say "  aifs-ds $i: $(grep -o 'listening on .*' "${DS_DIRS[i]}/log")"
+done
 
 phase "2/5 training set: WebDataset tar shards written through the mount"
 mkdir -p "$MNT/datasets/demo" "$MNT/checkpoints"
+# checkpoints in two copies, as data that must not be lost is kept;
+# three servers hold one group of two (stripes=1), not three
+aifs setlayout "$MNT/checkpoints" replicas=2 stripes=1 >/dev/null
 "$PY" "$DEMO/shards.py" "$MNT/datasets/demo" "$SAMPLES" "$SHARDS" 2
-say "layout: $(aifs getlayout "$MNT/datasets/demo/train-0000.tar" | tr '\n' ' ')"
+say "layout of a shard: $(aifs getlayout "$MNT/datasets/demo/train-0000.tar" | tr '\n' ' ')"
 say "so far $(mib "$(stat_of rdma_write_bytes)") MiB went to the servers by their RDMA READs"
 say "$MNT/datasets/demo: $(ls "$MNT/datasets/demo" | wc -l) files," \
 	"$(du -sm "$MNT/datasets/demo" | cut -f1) MiB"
@@ -92,9 +107,15 @@ say "$MNT/datasets/demo: $(ls "$MNT/datasets/demo" | wc -l) files," \
 say "training and the checkpoint: one PyTorch process (phases 3 and 4)"
 "$PY" "$DEMO/train.py" --data "$MNT/datasets/demo" \
 	--ckpt "$MNT/checkpoints/epoch-1" --sysfs "$SYS" --results "$RESULTS" \
-	--batch "$BATCH" --workers "$WORKERS" --ckpt-mib "$CKPT_MIB" \
+	--batch "$BATCH" --workers "$WORKERS" --threads "$THREADS" \
+	--ckpt-mib "$CKPT_MIB" \
 	--ckpt-writers "$CKPT_WRITERS"
-show_rdma
+say "layout of a checkpoint shard: $(aifs getlayout \
+	"$MNT/checkpoints/epoch-1/shard-00-of-04.safetensors" | tr '\n' ' ')"
+say "held by the data servers: $(for i in 1 2 3; do
+	printf 'aifs-ds %d %s MiB, ' "$i" "$(du -sm "${DS_DIRS[i]}/data" | cut -f1)"
+done)the data set once and the checkpoint twice"
+show_rdma "now"
 
 phase "5/5 client statistics: aifs stats $MNT (from the module, over generic netlink)"
 aifs stats "$MNT"

@@ -92,10 +92,12 @@ def write_shard(job):
                 add_member(tar, "%06d.npy" % key, buf.getvalue())
                 add_member(tar, "%06d.cls" % key, b"%d" % label)
         f.flush()
+        flushed = time.time()
         os.fsync(f.fileno())
     return {"name": os.path.basename(path), "samples": count,
             "bytes": out.size, "crc32": out.crc,
-            "seconds": time.time() - start}
+            "seconds": time.time() - start,
+            "fsync_seconds": time.time() - flushed}
 
 
 def plan(directory, samples, shards):
@@ -137,9 +139,9 @@ def main(argv):
         for shard in pool.imap_unordered(write_shard,
                                          plan(directory, samples, nshards)):
             done.append(shard)
-            log("  %s: %d samples, %.1f MiB, %.1f s"
+            log("  %s: %d samples, %.1f MiB, %.1f s (fsync %.1f s)"
                 % (shard["name"], shard["samples"], mib(shard["bytes"]),
-                   shard["seconds"]))
+                   shard["seconds"], shard["fsync_seconds"]))
     done.sort(key=lambda s: s["name"])
     write_index(directory, done)
     seconds = time.time() - start
