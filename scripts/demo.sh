@@ -37,21 +37,22 @@ follow()
 }
 
 start=$(date +%s)
-echo "make demo: booting the test guest ($VM_MEM, $VM_CPUS CPUs, TCG; up to $LIMIT s);" \
-	"its output follows as it runs"
+echo "make demo: booting the test guest ($VM_MEM, $VM_CPUS CPUs, TCG;" \
+	"up to $LIMIT s); its output follows as it runs"
 rm -f "$OUT"
 stop=$(mktemp -u)
 follow "$OUT" "$stop" &
 follower=$!
-verdict=$("$TOP/scripts/vm/run" -n demo -t "$LIMIT" "$TOP/scripts/demo/guest.sh")
+verdict=$("$TOP/scripts/vm/run" -n demo -t "$LIMIT" \
+	"$TOP/scripts/demo/guest.sh")
 status=$?
 touch "$stop"
 wait "$follower"
 rm -f "$stop"
 echo "$verdict"
 if [ "$status" = 0 ]; then
-	echo "make demo: passed in $(($(date +%s) - start)) s, the guest's kernel log clean;" \
-		"results in $RESULTS"
+	echo "make demo: passed in $(($(date +%s) - start)) s, the guest's" \
+		"kernel log clean; results in $RESULTS"
 else
 	echo "make demo: FAILED after $(($(date +%s) - start)) s; see $RESULTS" \
 		"(1.out, console.log, 1.dmesg)"

@@ -143,7 +143,8 @@ def save(directory, state, metadata, writers):
              metadata if i == 0 else None)
             for i, names in enumerate(shards)]
     done = in_parallel(write_shard, jobs)
-    index = {"metadata": {"total_size": sum(nbytes(t) for t in state.values())},
+    total = sum(nbytes(t) for t in state.values())
+    index = {"metadata": {"total_size": total},
              "weight_map": {n: d["file"] for d, s in zip(done, shards)
                             for n in s},
              "files": {d["file"]: d["bytes"] for d in done}}

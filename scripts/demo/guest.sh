@@ -16,11 +16,13 @@ PY=/usr/bin/python3
 MNT=/mnt/aifs
 RESULTS=/tmp/demo-results.json
 # The sizes, chosen for about five minutes in the guest under TCG
-# (Documentation/demo.md): 3072 samples of about 62 KiB in 12 shards,
-# batches of 32 read by two workers, a checkpoint of 256 MiB of synthetic
-# tensors plus the model's by four writers.
+# (Documentation/demo.md): 3072 samples of about 62 KiB in 12 shards
+# written by two processes, batches of 32 read by two workers for one
+# trainer thread, a checkpoint of 256 MiB of synthetic tensors plus the
+# model's by four writers.
 SAMPLES=3072
 SHARDS=12
+SHARD_WRITERS=2
 BATCH=32
 WORKERS=2
 THREADS=1
@@ -33,7 +35,12 @@ export DEMO_T0 PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 # training keeps both CPUs busy for minutes: heartbeats may lag
 export AIFS_HEARTBEAT_GRACE_MS=30000
 
-elapsed() { awk -v a="$DEMO_T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%6.1f", b - a }'; }
+elapsed()
+{
+	awk -v a="$DEMO_T0" -v b="$(date +%s.%N)" \
+		'BEGIN { printf "%6.1f", b - a }'
+}
+
 say() { echo "[$(elapsed)s] $*"; }
 phase() { say "== $*"; }
 
@@ -41,6 +48,20 @@ phase() { say "== $*"; }
 stat_of() { aifs_stat "$SYS" "$1"; }
 
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
+
+# layout_of FILE: its layout on one line
+layout_of() { aifs getlayout "$1" | tr '\n' ' '; }
+
+# held: MiB of chunk files each data server holds
+held()
+{
+	local i
+
+	for i in 1 2 3; do
+		printf 'aifs-ds %d %s MiB; ' "$i" \
+			"$(du -sm "${DS_DIRS[i]}/data" | cut -f1)"
+	done
+}
 
 # show_rdma WHEN: what says that the mount goes over RDMA: its transport,
 # the Soft-RoCE link, and the kernel's rdma_cm ids owned by aifs (one per
@@ -66,14 +87,19 @@ summary()
 		.ckpt_bytes / 1048576, .ckpt_write_gbs, .ckpt_read_gbs] |
 		@tsv' "$RESULTS")
 	set -- $r
-	printf 'SUMMARY: %.1f samples/s, accelerator utilisation %.1f%%;' "$1" "$2"
-	printf ' checkpoint of %.0f MiB written at %.3f GB/s, read back at %.3f GB/s, verified;' "$3" "$4" "$5"
+	printf 'SUMMARY: %.1f samples/s, accelerator utilisation %.1f%%;' \
+		"$1" "$2"
+	printf ' checkpoint of %.0f MiB written at %.3f GB/s,' "$3" "$4"
+	printf ' read back at %.3f GB/s, verified;' "$5"
 	printf ' RDMA carried %s of %s MiB read, %s of %s MiB written\n' \
-		"$(mib "$(stat_of rdma_read_bytes)")" "$(mib "$(stat_of chunk_read_bytes)")" \
-		"$(mib "$(stat_of rdma_write_bytes)")" "$(mib "$(stat_of chunk_write_bytes)")"
+		"$(mib "$(stat_of rdma_read_bytes)")" \
+		"$(mib "$(stat_of chunk_read_bytes)")" \
+		"$(mib "$(stat_of rdma_write_bytes)")" \
+		"$(mib "$(stat_of chunk_write_bytes)")"
 }
 
-phase "aifs demo in a $(uname -r) guest, $(nproc) CPUs, $(free -m | awk 'NR == 2 { print $2 }') MiB"
+phase "aifs demo in a $(uname -r) guest, $(nproc) CPUs," \
+	"$(free -m | awk 'NR == 2 { print $2 }') MiB"
 phase "1/5 cluster: one MDS and three data servers, mounted over RDMA"
 use_rdma
 say "Soft-RoCE up: rxe0 on dummy0, $AIFS_RDMA_ADDR"
@@ -98,9 +124,11 @@ mkdir -p "$MNT/datasets/demo" "$MNT/checkpoints"
 # checkpoints in two copies, as data that must not be lost is kept;
 # three servers hold one group of two (stripes=1), not three
 aifs setlayout "$MNT/checkpoints" replicas=2 stripes=1 >/dev/null
-"$PY" "$DEMO/shards.py" "$MNT/datasets/demo" "$SAMPLES" "$SHARDS" 2
-say "layout of a shard: $(aifs getlayout "$MNT/datasets/demo/train-0000.tar" | tr '\n' ' ')"
-say "so far $(mib "$(stat_of rdma_write_bytes)") MiB went to the servers by their RDMA READs"
+"$PY" "$DEMO/shards.py" "$MNT/datasets/demo" "$SAMPLES" "$SHARDS" \
+	"$SHARD_WRITERS"
+say "layout of a shard: $(layout_of "$MNT/datasets/demo/train-0000.tar")"
+say "sent to the data servers: $(mib "$(stat_of chunk_write_bytes)") MiB," \
+	"$(mib "$(stat_of rdma_write_bytes)") MiB of it fetched by their RDMA READs"
 say "$MNT/datasets/demo: $(ls "$MNT/datasets/demo" | wc -l) files," \
 	"$(du -sm "$MNT/datasets/demo" | cut -f1) MiB"
 
@@ -108,17 +136,17 @@ say "training and the checkpoint: one PyTorch process (phases 3 and 4)"
 "$PY" "$DEMO/train.py" --data "$MNT/datasets/demo" \
 	--ckpt "$MNT/checkpoints/epoch-1" --sysfs "$SYS" --results "$RESULTS" \
 	--batch "$BATCH" --workers "$WORKERS" --threads "$THREADS" \
-	--ckpt-mib "$CKPT_MIB" \
-	--ckpt-writers "$CKPT_WRITERS"
-say "layout of a checkpoint shard: $(aifs getlayout \
-	"$MNT/checkpoints/epoch-1/shard-00-of-04.safetensors" | tr '\n' ' ')"
-say "held by the data servers: $(for i in 1 2 3; do
-	printf 'aifs-ds %d %s MiB, ' "$i" "$(du -sm "${DS_DIRS[i]}/data" | cut -f1)"
-done)the data set once and the checkpoint twice"
+	--ckpt-mib "$CKPT_MIB" --ckpt-writers "$CKPT_WRITERS"
+ckpt=("$MNT"/checkpoints/epoch-1/*.safetensors)
+say "layout of a checkpoint shard: $(layout_of "${ckpt[0]}")"
+say "held by the data servers: $(held)" \
+	"the data set once and the checkpoint twice"
 show_rdma "now"
 
-phase "5/5 client statistics: aifs stats $MNT (from the module, over generic netlink)"
+phase "5/5 client statistics: aifs stats $MNT" \
+	"(from the module, over generic netlink)"
 aifs stats "$MNT"
 summary
 umount "$MNT"
-say "unmounted; the servers stop, the module unloads (the harness checks the kernel log)"
+say "unmounted; the servers stop and the module unloads" \
+	"(the harness checks the kernel log)"

@@ -6,11 +6,12 @@
 
 Each sample is two tar members that share a key, as WebDataset has it:
 `000123.npy`, an image of H x W x 3 bytes (H and W from 96 to 192, so
-27 to 108 KiB, the size of a typical JPEG of ImageNet) saved by
-numpy.save, and `000123.cls`, its class (0-9) as text. The image is
-noise tinted with a colour of its class, so that a small network can
-learn the classes in one epoch: a falling loss shows that the data read
-back is the data written.
+27 to 108 KiB, 62 KiB on average: the order of an ImageNet JPEG, whose
+mean MLPerf Storage puts at 112 KiB) saved by numpy.save, and
+`000123.cls`, its class (0-9) as text. The image is noise tinted with a
+colour of its class, so that a small network can learn the classes in
+one epoch: a falling loss shows that the data read back is the data
+written.
 
 WRITERS processes each write whole shards straight into DIR (on the aifs
 mount), each shard fsynced before it is closed, so that the time counts
@@ -84,7 +85,8 @@ def write_shard(job):
     start = time.time()
     with open(path, "wb", buffering=1 << 20) as f:
         out = CrcWriter(f)
-        with tarfile.open(fileobj=out, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+        with tarfile.open(fileobj=out, mode="w",
+                          format=tarfile.USTAR_FORMAT) as tar:
             for key in range(first, first + count):
                 image, label = make_sample(rng, colours)
                 buf = io.BytesIO()

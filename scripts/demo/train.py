@@ -16,7 +16,6 @@ The numbers go to FILE as JSON for the demo's summary.
 """
 import argparse
 import json
-import os
 import sys
 import time
 
@@ -56,9 +55,10 @@ def arguments(argv):
 
 
 def small_cnn():
-    """Three strided convolutions and a linear layer: about 25,000
-    parameters, a step's compute of the same order as a loader's work on
-    a batch under emulation."""
+    """Three strided convolutions and a linear layer, 24,234 parameters:
+    small enough that a step of 32 images takes about 1.7 s of one CPU
+    under emulation, so that an epoch of a few thousand samples fits the
+    demo's few minutes."""
     return nn.Sequential(
         nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.ReLU(),
         nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.ReLU(),
