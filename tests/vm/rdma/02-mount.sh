@@ -34,8 +34,8 @@ assert_eq "$(cat /sys/fs/aifs/*/transport)" rdma "transport in sysfs"
 grep -q "^$AIFS_ADDR:/ /mnt/a aifs .*transport=rdma" /proc/mounts ||
 	fail "transport=rdma not in /proc/mounts"
 # each data server told the MDS it listens for RDMA too
-assert_eq "$(aifs status --json /mnt/a | jq -c '[.servers[].rdma]')" \
-	"[true,true,true]" "RDMA of the data servers in aifs status"
+rdma=$(aifs -s "$MDS_DIR/secret" status --json /mnt/a | jq -c '[.servers[].rdma]')
+assert_eq "$rdma" "[true,true,true]" "RDMA of the data servers in aifs status"
 
 dd if=/dev/urandom of=/tmp/src bs=1M count=24 status=none
 for key in rdma_read_bytes rdma_write_bytes ds_bytes_sent ds_bytes_received; do
