@@ -361,8 +361,9 @@ const __le32 *aifs_layout_group(const struct aifs_layout *l, u32 index,
 #define AIFS_STALE_PAUSE_MS	100
 
 /*
- * Once more at once after a server closed the connection (it restarted,
- * or an RDMA device went away: over TCP then, for transport=auto), and
+ * Once more at once after a connection broke (the server restarted, an
+ * RDMA completion failed, or an RDMA device went away: over TCP then, for
+ * transport=auto; aifs_conn_broke()), and
  * after a fresh map when a server was left alone after a failure (it may
  * be back: the map's entry moved, which ends the pause); and
  * while a server answers ESTALE, after a pause, until timeo has passed
@@ -437,7 +438,7 @@ static int aifs_read_from(struct aifs_read_sub *sub,
 	      aifs_chunk_read(sub, conn, index, frag, off, ec);
 	if (!err || err == -ESHUTDOWN)
 		return err;
-	rounds->closed |= err == -ECONNRESET;
+	rounds->closed |= !IS_ERR(conn) && aifs_conn_broke(conn, err);
 	rounds->stale |= err == -ESTALE;
 	rounds->down |= err == -EHOSTDOWN;
 	rounds->moved |= err == -EREMCHG;

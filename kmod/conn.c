@@ -168,6 +168,25 @@ int aifs_conn_error(struct aifs_conn *conn)
 }
 
 /**
+ * aifs_conn_broke - whether a request failed because its link broke
+ * @conn: the connection the request went on
+ * @err: what the request returned
+ *
+ * A connection that closed on a broken link (the server closed it, a
+ * receive or an RDMA completion failed, a frame made no sense) rather
+ * than on a server that stopped answering (-ETIMEDOUT) or a mount going
+ * away (-ESHUTDOWN): the server may well be fine, and a new connection
+ * at once is worth a try.
+ *
+ * Return: true when @err is the error that closed @conn and a link's.
+ */
+bool aifs_conn_broke(struct aifs_conn *conn, int err)
+{
+	return err && aifs_conn_error(conn) == err && err != -ETIMEDOUT &&
+	       err != -ESHUTDOWN;
+}
+
+/**
  * aifs_conn_map_epoch - the newest cluster map a reply announced
  * @conn: the connection
  *

@@ -367,16 +367,17 @@ out_hmac:
 }
 
 /*
- * Bury a failed connection; unless the server just closed it (it may have
- * restarted), leave the server alone for timeo. The caller holds ds->lock.
+ * Bury a failed connection; unless only its link broke (the server
+ * closed it as one that restarted does, an RDMA completion failed), leave
+ * the server alone for timeo. The caller holds ds->lock.
  */
 static void aifs_data_drop(struct aifs_fs_info *fsi, struct aifs_ds *ds,
 			   int err)
 {
+	if (!aifs_conn_broke(ds->conn, err))
+		ds->retry_after = jiffies + aifs_timeo_jiffies(&fsi->opts);
 	aifs_data_bury(&fsi->data, ds->conn);
 	ds->conn = NULL;
-	if (err != -ECONNRESET)
-		ds->retry_after = jiffies + aifs_timeo_jiffies(&fsi->opts);
 }
 
 /* A new connection to @ds, unless it is left alone. Holds ds->lock. */

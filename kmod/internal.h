@@ -223,6 +223,7 @@ struct aifs_conn *aifs_conn_get(struct aifs_conn *conn);
 void aifs_conn_put(struct aifs_conn *conn);
 bool aifs_conn_fail(struct aifs_conn *conn, int err);
 int aifs_conn_error(struct aifs_conn *conn);
+bool aifs_conn_broke(struct aifs_conn *conn, int err);
 u64 aifs_conn_map_epoch(struct aifs_conn *conn);
 void aifs_conn_set_version(struct aifs_conn *conn, u16 version);
 u32 aifs_conn_new_id(void);

@@ -346,7 +346,7 @@ static int aifs_write_round(struct aifs_write_req *wreq,
 		rounds->moved |= err == -EREMCHG;
 		if (!aifs_write_failover(conn, err))
 			break;
-		rounds->closed |= err == -ECONNRESET;
+		rounds->closed |= !IS_ERR(conn) && aifs_conn_broke(conn, err);
 		rounds->stale |= err == -ESTALE;
 		rounds->down |= err == -EHOSTDOWN;
 		/* aifs_data_conn() logs why it has no connection */
