@@ -113,18 +113,51 @@ expect_mount()
 	[ "$got" = "$want" ] || fail "mount $*: got $got, want $want"
 }
 
-# kernel_log_has REGEX: the kernel log matches. The log is read whole
-# first: in "dmesg | grep -q" grep's exit at the first match can kill dmesg
-# with SIGPIPE, and under pipefail a match then reads as none.
-kernel_log_has()
+# The kernel log a test's checks read starts where the harness marked the
+# test's beginning (scripts/vm/guest-init), or where the test last called
+# log_mark.  Tests never clear the log (dmesg -C): the harness judges all
+# of it, and a WARN of an earlier case must still fail the test.
+AIFS_LOG_MARK=${AIFS_TEST_MARK:-}
+AIFS_LOG_MARKS=0
+
+# log_mark: expect_dmesg and kernel_log_has read only what is logged after
+# this point (a new case of a test).
+log_mark()
+{
+	AIFS_LOG_MARKS=$((AIFS_LOG_MARKS + 1))
+	AIFS_LOG_MARK="aifs-test: mark $AIFS_LOG_MARKS of $$"
+	echo "$AIFS_LOG_MARK" >/dev/kmsg
+}
+
+# kernel_log: the kernel log since the mark.  A mark the buffer no longer
+# holds (overwritten by more than its size of messages) is an error, not
+# an empty log.
+kernel_log()
 {
 	local log
 
 	log=$(dmesg)
+	[ -n "$AIFS_LOG_MARK" ] || { echo "$log"; return; }
+	awk -v mark="] $AIFS_LOG_MARK" '
+		seen { print }
+		substr($0, length($0) - length(mark) + 1) == mark { seen = 1 }
+		END { exit !seen }' <<<"$log" ||
+		fail "the kernel log no longer holds '$AIFS_LOG_MARK'"
+}
+
+# kernel_log_has REGEX: the kernel log since the mark matches. The log is
+# read whole first: in "dmesg | grep -q" grep's exit at the first match
+# can kill dmesg with SIGPIPE, and under pipefail a match then reads as
+# none.
+kernel_log_has()
+{
+	local log
+
+	log=$(kernel_log) || exit 1
 	grep -qE -- "$1" <<<"$log"
 }
 
-# expect_dmesg REGEX: the kernel log since the test began matches.
+# expect_dmesg REGEX: the kernel log since the mark matches.
 expect_dmesg()
 {
 	kernel_log_has "$1" || fail "kernel log lacks /$1/"

@@ -14,7 +14,7 @@ head -c $((8 * 1048576)) /dev/urandom >"$src/f"
 : >"$src/empty"
 put_file "$src/empty" /f 2
 
-dmesg -C
+log_mark
 # ESTALE (116): the primary's copy is behind, the next member takes it
 echo 116 >"$fail/write_error/value"
 echo 2 >"$fail/write_error/times"

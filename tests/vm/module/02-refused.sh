@@ -9,7 +9,7 @@ refused()
 {
 	local errno=$1 message=$2
 	shift 2
-	dmesg -C
+	log_mark
 	expect_mount "$errno" "$@" /mnt/a
 	expect_dmesg "$message"
 }

@@ -51,7 +51,7 @@ echo tcp >"$dir/transport" 2>/dev/null && fail "transport is writable"
 expect_mount ok -r -o read_ahead_kb=2048,port=7401 127.0.0.1:/ /mnt/a
 assert_eq "$(cat "$bdi/read_ahead_kb")" 2048 "bdi after remount"
 grep ' /mnt/a ' /proc/mounts | grep -q read_ahead_kb=2048 || fail "remount not shown"
-dmesg -C
+log_mark
 expect_mount EINVAL -r -o port=7402 127.0.0.1:/ /mnt/a
 expect_dmesg "port cannot be changed on remount"
 mount -o remount,read_ahead_kb=512 /mnt/a || fail "mount(8) remount failed"
@@ -65,7 +65,7 @@ stat -f /mnt/a >/dev/null || fail "statfs failed"
 stat -f -c %t /mnt/a | grep -qi '^41494653$' || fail "wrong f_type: $(stat -f -c %t /mnt/a)"
 
 # A subdirectory is mounted only if the MDS has it, and is a directory.
-dmesg -C
+log_mark
 expect_mount ENOENT -o secret=$AIFS_SECRET,port=7402 127.0.0.1:/data/set1 /mnt/b
 expect_dmesg "aifs: /data/set1: no such directory on the server"
 expect_mount ok -o secret=$AIFS_SECRET,port=7402 127.0.0.1:/ /mnt/b

@@ -23,17 +23,17 @@ expect_mount ok -o $opt "$AIFS_ADDR:/" /mnt/b
 	fail "sessions: $(cat /sys/fs/aifs/*/session)"
 umount /mnt/a /mnt/b
 
-dmesg -C
+log_mark
 expect_mount EACCES -o "$(with_transport secret=not-the-secret-either)" \
 	"$AIFS_ADDR:/" /mnt/a
 expect_dmesg "aifs: server $AIFS_ADDR:7400 refused authentication"
 
-dmesg -C
+log_mark
 expect_mount EINVAL "$AIFS_ADDR:/" /mnt/a
 expect_dmesg "aifs: no secret given \(mount.aifs reads /etc/aifs/secret\)"
 
 # A refused mount tries no further server, and leaves nothing behind.
-dmesg -C
+log_mark
 expect_mount EACCES -o "$(with_transport secret=wrong-but-long-enough)" \
 	"$AIFS_ADDR:7400,$AIFS_ADDR:7401:/" /mnt/a
 kernel_log_has 7401 && fail "tried another server after EACCES"

@@ -9,7 +9,7 @@ mkdir -p /mnt/a
 # server are TCP only, on 127.0.0.1.
 opt=secret=$AIFS_SECRET,transport=tcp
 
-dmesg -C
+log_mark
 start=$(date +%s%N)
 expect_mount ECONNREFUSED -o $opt 127.0.0.1:7409:/ /mnt/a
 ms=$((($(date +%s%N) - start) / 1000000))
@@ -17,14 +17,14 @@ ms=$((($(date +%s%N) - start) / 1000000))
 expect_dmesg "aifs: cannot reach any server of 127.0.0.1:7409:/: -ECONNREFUSED"
 
 # All servers down: each is tried, the last error is returned.
-dmesg -C
+log_mark
 expect_mount ECONNREFUSED -o $opt 127.0.0.1:7408,127.0.0.1:7409:/ /mnt/a
 expect_dmesg "cannot connect to server 127.0.0.1:7408 over tcp: -ECONNREFUSED"
 expect_dmesg "cannot connect to server 127.0.0.1:7409 over tcp: -ECONNREFUSED"
 
 # Accepts, never answers: timeo=20 is 2 s.
 start_fake_server silent 7410
-dmesg -C
+log_mark
 start=$(date +%s%N)
 expect_mount ETIMEDOUT -o $opt,timeo=20 127.0.0.1:7410:/ /mnt/a
 ms=$((($(date +%s%N) - start) / 1000000))

@@ -9,7 +9,7 @@ opt=$(with_transport secret=$AIFS_SECRET timeo=20)
 # Alive: PINGs every timeo/2 (1 s) are answered and close nothing.
 start_mds 7400
 expect_mount ok -o $opt "$AIFS_ADDR:/" /mnt/a
-dmesg -C
+log_mark
 sleep 4
 kernel_log_has "closing the connection" && fail "a live session closed: $(dmesg)"
 
@@ -25,7 +25,7 @@ umount2 /mnt/a || fail "umount after the server died"
 start_mds 7401
 expect_mount ok -o $opt "$AIFS_ADDR:7401:/" /mnt/a
 kill -STOP "$SERVER_PID"
-dmesg -C
+log_mark
 sleep 5
 expect_dmesg "server $AIFS_ADDR:7401: no reply in time \(-ETIMEDOUT\)"
 umount2 /mnt/a || fail "umount after the server went mute"
@@ -46,7 +46,7 @@ kill -CONT "$SERVER_PID"
 # the root times out. Over TCP whatever AIFS_VM_TRANSPORT says: the fake
 # server speaks TCP only, on 127.0.0.1.
 start_fake_server mute-after-auth 7402
-dmesg -C
+log_mark
 expect_mount ETIMEDOUT -o secret=$AIFS_SECRET,timeo=20,transport=tcp \
 	127.0.0.1:7402:/ /mnt/a
 expect_dmesg "server 127.0.0.1:7402: no reply in time \(-ETIMEDOUT\)"

@@ -14,7 +14,7 @@ hostile()
 	local mode=$1 errno=$2 msg=$3
 	port=$((port + 1))
 	start_fake_server "$mode" $port
-	dmesg -C
+	log_mark
 	expect_mount "$errno" -o secret=$AIFS_SECRET,timeo=50,transport=tcp \
 		127.0.0.1:$port:/ /mnt/a
 	expect_dmesg "aifs: server 127.0.0.1:$port:? $msg"

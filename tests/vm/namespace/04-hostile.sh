@@ -55,7 +55,7 @@ hostile_mount()
 
 for mode in root-notype root-ino0; do
 	proxy $mode
-	dmesg -C
+	log_mark
 	expect_mount EIO -o $proxy_opt 127.0.0.1:$PROXY_PORT:/ /mnt/h
 	expect_dmesg "malformed GETATTR reply"
 done
@@ -78,7 +78,7 @@ check rd-slash 'os.listdir("/mnt/h/dir")' EIO
 check link-nul 'os.readlink("/mnt/h/link")' EIO
 check xattr-size 'os.getxattr("/mnt/h/file", "user.k")' EIO
 check retype 'os.stat("/mnt/h/file")' ESTALE
-dmesg -C
+log_mark
 check acl-perm 'os.getxattr("/mnt/h/file", "system.posix_acl_access")' EIO
 expect_dmesg "malformed ACL of inode"
 

@@ -21,7 +21,7 @@ cm_ids() { rdma resource show cm_id 2>/dev/null | grep -c 'comm \[aifs\]' || tru
 
 kill -KILL "${AIFS_SERVER_PIDS[@]}"
 wait "${AIFS_SERVER_PIDS[@]}" 2>/dev/null || true
-dmesg -C
+log_mark
 timeout 60 rdma link delete rxe0 ||
 	fail "removing the RDMA device waited for the mount (or failed)"
 expect_dmesg "RDMA device rxe0 removed"

@@ -77,7 +77,7 @@ check()
 	*"$closing") ;;
 	*) sleep 6 ;;
 	esac
-	dmesg -C
+	log_mark
 	mount -t aifs -o secret=$AIFS_SECRET,timeo=$timeo,transport=tcp \
 		"$AIFS_ADDR:/" /mnt/a
 	assert_eq "$(timeout 120 sha256sum </mnt/a/r3)" "$(sha256sum <"$src/r3")" \

@@ -8,7 +8,7 @@ mkdir /mnt/a/dir
 touch /mnt/a/dir/f1 /mnt/a/dir/f2
 session=$(cat /sys/fs/aifs/aifs-*/session)
 
-dmesg -C
+log_mark
 kill_mds
 restart_mds
 assert_eq "$(ls /mnt/a/dir | tr '\n' ' ')" "f1 f2 " "listing after the restart"

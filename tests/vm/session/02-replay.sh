@@ -20,7 +20,7 @@ for i in $(seq 100); do
 done
 grep -q ready "$log" || fail "proxy did not start: $(cat "$log")"
 
-dmesg -C
+log_mark
 mount -t aifs -o secret=$AIFS_SECRET,timeo=20,transport=tcp \
 	127.0.0.1:7410:/ /mnt/a
 # per i: mkdir, exclusive create, rename, and for some unlink and rmdir

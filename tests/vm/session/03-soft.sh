@@ -27,7 +27,7 @@ mount_mds /mnt/a soft,retrans=2
 touch /mnt/a/file
 
 # Stopped: the server's kernel still accepts connections, nothing answers.
-dmesg -C
+log_mark
 kill_mds STOP
 stat_eio stopped
 expect_dmesg "aifs: server $AIFS_ADDR:7400 not responding, still trying"

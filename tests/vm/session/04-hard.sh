@@ -5,7 +5,7 @@
 
 mount_mds /mnt/a hard
 touch /mnt/a/file
-dmesg -C
+log_mark
 kill_mds
 
 # Several timeos later it still waits, and SIGKILL ends it at once.
