@@ -37,8 +37,8 @@ UNIT_TESTS :=
 FUZZ_PROGS :=
 .DEFAULT_GOAL := all
 include libproto/build.mk
--include utils/build.mk
--include servers/build.mk
+include utils/build.mk
+include servers/build.mk
 include bench/build.mk
 include tests/build.mk
 

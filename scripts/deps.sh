@@ -22,6 +22,8 @@ PACKAGES=(
 	# tests, benchmarks and peers measured beside aifs
 	nfs-kernel-server fio stress-ng fsmark dbench python3 acl attr nftables
 	python3-hypothesis python3-prometheus-client jq
+	# systemd's fstab generator judges the fstab lines of tests/vm/ops
+	systemd
 	# manual pages: rendered and checked by tests/unit/man-pages.sh
 	groff-base
 	# packaging
