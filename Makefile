@@ -6,7 +6,8 @@
 #   make test         unit, server, VM and fault tests; ends "N passed, N failed"
 #   make test-unit | test-servers | test-vm | test-faults   one layer
 #   make test-long    aifs-fsx, 200,000 ops per mode, on the host and on aifs
-#                     in the VM (Documentation/testing-tools.md)
+#                     in the VM (Documentation/testing-tools.md); the
+#                     replica kill test on 1 GiB files
 #   make bench        the benchmark suite: aifs, NFS and tmpfs side by side in one guest
 #                     boot (Documentation/performance.md);
 #                     QUICK=1 a short run, ONLY="read-bench ec-bench" others, ONLY=all
@@ -77,15 +78,14 @@ deps-demo:
 	@scripts/deps.sh demo
 
 # Every layer runs even when an earlier one fails; the summary judges.
+# The host layers run beside the guests (scripts/run-suite).
 # The build uses every CPU (make test is one command, not a -j of its own).
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 test: deps
 	@mkdir -p $(BUILD); rm -f $(RESULTS)
 	@if $(MAKE) --no-print-directory -j$(NPROC) all test-kmods fuzz >$(BUILD)/build.log 2>&1; then \
 		echo "PASS: build" | tee -a $(RESULTS); \
-		for layer in unit servers vm faults; do \
-			AIFS_RESULTS=$(RESULTS) scripts/run-tests $$layer; \
-		done; \
+		AIFS_RESULTS=$(RESULTS) scripts/run-suite; \
 	else \
 		tail -n 40 $(BUILD)/build.log; \
 		echo "FAIL: build (see $(BUILD)/build.log)" | tee -a $(RESULTS); \
@@ -107,6 +107,8 @@ test-faults: all
 test-long: all test-kmods
 	@AIFS_FSX_OPS=200000 tests/unit/fsx-local.sh
 	@AIFS_FSX_OPS=200000 scripts/vm/run -n long -t 14400 tests/vm/write/05-fsx*.sh
+	@AIFS_FAULT_MIB=1024 VM_MEM=5G scripts/vm/run -n long-faults -t 3600 \
+		tests/faults/replica/01-killed.sh
 
 bench: deps-demo all
 	@scripts/run-bench
