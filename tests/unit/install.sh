@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 BIN=${AIFS_BUILD:-build}/bin
 
 for prog in aifs aifs-mds aifs-ds mount.aifs; do
-	[ -x "$BIN/$prog" ] || { echo "$BIN/$prog not built (make all)"; exit 77; }
+	[ -x "$BIN/$prog" ] || { echo "$BIN/$prog not built (make all)"; exit 1; }
 done
 dest=$(mktemp -d /tmp/aifs-install-test.XXXXXX)
 trap 'rm -rf "$dest"' EXIT

@@ -247,7 +247,7 @@ start_server()
 {
 	local dir
 	command -v aifs-echo-server >/dev/null ||
-		skip "aifs-echo-server not built (make user)"
+		fail "aifs-echo-server not built (make user)"
 	dir=$(server_dir "$1" "${@:2}")
 	run_server aifs-echo-server "$dir"
 }
@@ -256,7 +256,7 @@ start_server()
 # new database under /tmp, formatted first.  Sets SERVER_PID and MDS_DIR.
 start_mds()
 {
-	command -v aifs-mds >/dev/null || skip "aifs-mds not built (make user)"
+	command -v aifs-mds >/dev/null || fail "aifs-mds not built (make user)"
 	MDS_DIR=$(server_dir "$1" db_path="" map_size_mib=64 \
 		default_replicas=1 "${@:2}")
 	sed -i "s|^db_path = .*|db_path = $MDS_DIR/db|" "$MDS_DIR/server.conf"
@@ -275,7 +275,7 @@ start_mds()
 start_cluster()
 {
 	local port=$1 i up n=${AIFS_DS_COUNT:-3}
-	command -v aifs-ds >/dev/null || skip "aifs-ds not built (make user)"
+	command -v aifs-ds >/dev/null || fail "aifs-ds not built (make user)"
 	# three seconds of silence are offline (a data server serves for 9/10
 	# of that after a heartbeat: a guest loaded by others must not lose
 	# its leases); a benchmark loading the guest's CPUs for minutes asks
