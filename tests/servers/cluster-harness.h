@@ -19,8 +19,8 @@ extern struct aifs_cred cluster_cred;
 
 /*
  * An MDS with @mds_conf (chunks of DS_TEST_CHUNK bytes, heartbeats every
- * 100 ms, a grace of @grace_ms) and @n data servers, waited for until all
- * are UP in the map.
+ * 100 ms, a grace of @grace_ms, metrics on a free port of loopback) and
+ * @n data servers, waited for until all are UP in the map.
  */
 void cluster_setup(int n, int grace_ms, const char *mds_conf);
 void cluster_mds_restart(void);
@@ -31,6 +31,13 @@ void cluster_mds_edit(void (*edit)(void *arg), void *arg);
  * it again; false if it was still running (killed then).
  */
 bool cluster_mds_revive(int ms);
+
+/*
+ * The value of the MDS's metric @name without labels (GET /metrics on
+ * the port cluster_setup() gave it) in *@value: 0, -ENOENT when the MDS
+ * does not serve it, or -errno.
+ */
+int cluster_mds_metric(const char *name, u64 *value);
 
 /* The cluster map: servers in @ds (at most DS_TEST_MAX), their count. */
 int cluster_map(struct aifs_ds_info *ds, u64 *epoch);
