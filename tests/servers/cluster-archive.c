@@ -28,7 +28,6 @@
 #include "aifs/ec.h"
 #include "cluster-harness.h"
 
-#define GRACE_MS	600
 #define WAIT_MS		60000
 #define K		4
 #define M		2
@@ -326,12 +325,13 @@ static void check_refusals(const struct aifs_layout *want)
 int main(void)
 {
 	struct aifs_layout l, old, want = { 0 };
+	struct cluster_state dead;
 	struct ds_proc *primary;
 	struct chunk_at gone;
 	u32 i, f;
 	int err;
 
-	cluster_setup(WIDTH, GRACE_MS, "default_stripe_count = 1\n"
+	cluster_setup(WIDTH, CLUSTER_GRACE_MS, "default_stripe_count = 1\n"
 		      "default_replicas = 2\n");
 	ino = cluster_create("f", &old);
 	CHECK(old.type == AIFS_LAYOUT_REPLICA &&
@@ -355,7 +355,10 @@ int main(void)
 	err = aifs_layout_archive(cluster_conn, &cluster_cred, ino, &want, &l);
 	CHECK(!err && l.type == AIFS_LAYOUT_REPLICA,
 	      "archive begun: %d, layout type %u", err, l.type);
-	test_sleep_ms(3 * GRACE_MS);
+	/* still waiting once the MDS knows the member dead */
+	dead = (struct cluster_state){ primary, AIFS_DS_OFFLINE };
+	CHECK(cluster_wait(cluster_in_state, &dead, WAIT_MS),
+	      "the killed primary is not counted out");
 	CHECK(!archived(&l), "archived with a member dead");
 	check_waiting(&old, &want, le32_to_cpu(old.targets[1]));
 	/* the record outlives the MDS: the archive goes on after it */

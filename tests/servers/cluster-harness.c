@@ -288,6 +288,22 @@ bool cluster_wait(bool (*cond)(void *arg), void *arg, int ms)
 	return cond(arg);
 }
 
+bool cluster_map_stays(int ms)
+{
+	struct aifs_ds_info ds[DS_TEST_MAX];
+	u64 was = 0, now = 0;
+	int waited;
+
+	if (cluster_map(ds, &was) < 0)
+		return false;
+	for (waited = 0; waited < ms; waited += 50) {
+		test_sleep_ms(50);
+		if (cluster_map(ds, &now) < 0 || now != was)
+			return false;
+	}
+	return true;
+}
+
 bool cluster_chunk_gone(void *arg)
 {
 	struct chunk_at *c = arg;

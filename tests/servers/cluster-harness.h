@@ -18,6 +18,13 @@ extern struct aifs_conn *cluster_conn;	/* a client of the MDS */
 extern struct aifs_cred cluster_cred;
 
 /*
+ * A heartbeat grace a loaded machine does not run past: a server counted
+ * out while alive fails tests that do not expect it.  A test that needs a
+ * server OFFLINE kills or stops it and waits for the map to say so.
+ */
+#define CLUSTER_GRACE_MS	5000
+
+/*
  * An MDS with @mds_conf (chunks of DS_TEST_CHUNK bytes, heartbeats every
  * 100 ms, a grace of @grace_ms, metrics on a free port of loopback) and
  * @n data servers, waited for until all are UP in the map.
@@ -47,6 +54,11 @@ bool cluster_ds_info(const struct ds_proc *p, struct aifs_ds_info *info);
 struct ds_proc *cluster_proc(u32 id);
 /* Poll @cond(@arg) every 50 ms for up to @ms; its last answer. */
 bool cluster_wait(bool (*cond)(void *arg), void *arg, int ms);
+/*
+ * Does the map stay at its epoch for @ms: no server changes its state,
+ * not even out and back?
+ */
+bool cluster_map_stays(int ms);
 
 /* A server and a state (AIFS_DS_*), for cluster_in_state(). */
 struct cluster_state {

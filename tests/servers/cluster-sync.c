@@ -22,25 +22,26 @@
 
 #include "cluster-harness.h"
 
-#define GRACE_MS	600
-#define WAIT_MS		20000
+#define WAIT_MS		(CLUSTER_GRACE_MS + 20000)
 #define NR_CHUNKS	3
 
 static char want[NR_CHUNKS][DS_TEST_CHUNK], got[DS_TEST_CHUNK];
 
-/* Chunk @index to @primary with @replica, bytes of @seed. */
+/*
+ * Chunk @index to @primary with @replica, bytes of @seed; retried while
+ * the primary refuses (EAGAIN: the replica is dead but not counted out).
+ */
 static void put(struct ds_proc *primary, u32 replica, u64 ino, u32 index,
 		u32 seed)
 {
-	int err, tries = 0;
+	u64 until = aifs_now_ms() + WAIT_MS;
+	int err;
 
 	ds_fill(want[index], DS_TEST_CHUNK, seed);
-	do {
-		if (tries)
-			test_sleep_ms(50);
-		err = ds_write(primary, ino, index, 0, want[index],
-			       DS_TEST_CHUNK, &replica, 1, NULL);
-	} while (err == -EAGAIN && ++tries < 100);
+	while ((err = ds_write(primary, ino, index, 0, want[index],
+			       DS_TEST_CHUNK, &replica, 1, NULL)) == -EAGAIN &&
+	       aifs_now_ms() < until)
+		test_sleep_ms(50);
 	CHECK(!err, "write of chunk %u: %d", index, err);
 }
 
@@ -205,13 +206,20 @@ static void asleep_while_written(struct ds_proc *p, struct ds_proc *r,
  */
 static void mds_stalled(struct ds_proc *p, struct ds_proc *r, u64 ino)
 {
+	struct aifs_ds_info ds[DS_TEST_MAX];
+	u64 before = 0, after = 0;
 	int three = 3;
 
+	cluster_map(ds, &before);
 	CHECK(!kill(cluster_mds.srv.pid, SIGSTOP), "SIGSTOP of the MDS");
-	test_sleep_ms(3 * GRACE_MS);
+	/* no heartbeat can reach it: past the grace by the clock alone */
+	test_sleep_ms(CLUSTER_GRACE_MS + 1000);
 	CHECK(!kill(cluster_mds.srv.pid, SIGCONT), "SIGCONT of the MDS");
 	CHECK(cluster_wait(cluster_up_count, &three, WAIT_MS),
 	      "not all UP again after the MDS stalled");
+	cluster_map(ds, &after);
+	CHECK(after > before, "nobody was counted out: epoch %llu, was %llu",
+	      (unsigned long long)after, (unsigned long long)before);
 	get(p, ino, 1);
 	get(r, ino, 1);
 }
@@ -248,7 +256,7 @@ int main(void)
 	u64 ino, start;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
-	cluster_setup(3, GRACE_MS, "default_replicas = 2\n");
+	cluster_setup(3, CLUSTER_GRACE_MS, "default_replicas = 2\n");
 	ino = cluster_create("f", &l);
 	pid = le32_to_cpu(l.targets[0]);
 	rid = le32_to_cpu(l.targets[1]);
