@@ -167,6 +167,8 @@ static int cluster_free_port(void)
 void cluster_setup(int n, int grace_ms, const char *mds_conf)
 {
 	char conf[1024], uuid[37];
+	struct aifs_ds_info info;
+	int i;
 
 	atexit(cluster_cleanup);
 	cluster_metrics_port = cluster_free_port();
@@ -187,6 +189,12 @@ void cluster_setup(int n, int grace_ms, const char *mds_conf)
 	ds_setup_cluster(n, cluster_mds.srv.port, strdup(uuid), NULL);
 	if (!cluster_wait(cluster_up_count, &n, CLUSTER_UP_MS))
 		cluster_die("the data servers did not all come up");
+	/* the MDS numbers them as they registered, not as they started */
+	for (i = 0; i < n; i++) {
+		if (!cluster_ds_info(&ds_procs[i], &info))
+			cluster_die("a data server UP is not in the map");
+		ds_procs[i].id = le32_to_cpu(info.id);
+	}
 }
 
 int cluster_map(struct aifs_ds_info *ds, u64 *epoch)

@@ -27,7 +27,8 @@ extern struct aifs_cred cluster_cred;
 /*
  * An MDS with @mds_conf (chunks of DS_TEST_CHUNK bytes, heartbeats every
  * 100 ms, a grace of @grace_ms, metrics on a free port of loopback) and
- * @n data servers, waited for until all are UP in the map.
+ * @n data servers, waited for until all are UP in the map; their ids in
+ * ds_procs[] are then those of the map.
  */
 void cluster_setup(int n, int grace_ms, const char *mds_conf);
 void cluster_mds_restart(void);
