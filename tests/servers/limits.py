@@ -68,7 +68,7 @@ def test_sigterm_idle_connections():
         assert time.monotonic() - start < WAIT, "slow to stop"
         for p in peers:
             assert p.closed(WAIT)
-        assert "stopped" in srv.log_text()
+        assert "info: stopped\n" in srv.log_text(), "no \"stopped\" line"
 
 
 def test_sigterm_answers_work_in_flight():
