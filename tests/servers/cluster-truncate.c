@@ -25,15 +25,20 @@
 #define CUT		(DS_TEST_CHUNK / 2)	/* the new size */
 #define NEW_LEN		(64U << 10)		/* written after the cut */
 
-/* Chunk @index of @ino on @p as a client sees it: holes read as zeros. */
+/*
+ * Chunk @index of @ino on @p as a client sees it: holes (ENOENT) read as
+ * zeros; any other error fails the check (and reads as nothing).
+ */
 static u32 chunk_get(struct ds_proc *p, u64 ino, u32 index, char *buf)
 {
 	u32 len = 0;
+	int err;
 
 	memset(buf, 0, DS_TEST_CHUNK);
-	if (ds_read(p, ino, index, 0, DS_TEST_CHUNK, 0, buf, &len, NULL))
-		return 0;
-	return len;
+	err = ds_read(p, ino, index, 0, DS_TEST_CHUNK, 0, buf, &len, NULL);
+	CHECK(!err || err == -ENOENT, "ds %s: read of chunk %u: %s",
+	      p->srv.port, index, strerror(-err));
+	return err ? 0 : len;
 }
 
 /* Two whole chunks of @ino on both copies, and the file's size. */
