@@ -29,7 +29,9 @@ static char want[NR_CHUNKS][DS_TEST_CHUNK], got[DS_TEST_CHUNK];
 
 /*
  * Chunk @index to @primary with @replica, bytes of @seed; retried while
- * the primary refuses (EAGAIN: the replica is dead but not counted out).
+ * the primary refuses: EAGAIN (the replica is dead but not counted out)
+ * or ESTALE (the primary serves nothing for now: its lease from an MDS
+ * slow to answer ran out, or it is catching up after being counted out).
  */
 static void put(struct ds_proc *primary, u32 replica, u64 ino, u32 index,
 		u32 seed)
@@ -39,8 +41,8 @@ static void put(struct ds_proc *primary, u32 replica, u64 ino, u32 index,
 
 	ds_fill(want[index], DS_TEST_CHUNK, seed);
 	while ((err = ds_write(primary, ino, index, 0, want[index],
-			       DS_TEST_CHUNK, &replica, 1, NULL)) == -EAGAIN &&
-	       aifs_now_ms() < until)
+			       DS_TEST_CHUNK, &replica, 1, NULL)) &&
+	       (err == -EAGAIN || err == -ESTALE) && aifs_now_ms() < until)
 		test_sleep_ms(50);
 	CHECK(!err, "write of chunk %u: %d", index, err);
 }
