@@ -120,6 +120,8 @@ static void check_fragments(const struct aifs_layout *l)
 {
 	char *frags[WIDTH];
 	static u8 parity[M][CHUNK];
+	struct ds_proc *p;
+	u64 until;
 	u32 s, f;
 	int err;
 
@@ -130,9 +132,14 @@ static void check_fragments(const struct aifs_layout *l)
 			frags[K + f] = (char *)parity[f];
 		aifs_ec_encode(aifs_ec_get(K, M), frags, CHUNK);
 		for (f = 0; f < WIDTH; f++) {
-			err = ds_frag_read(cluster_proc(le32_to_cpu(l->targets[f])),
-					   AIFS_OP_CHUNK_READ, ino, s, f, NULL,
-					   0, CHUNK, buf);
+			/* asked again while its server serves nothing */
+			p = cluster_proc(le32_to_cpu(l->targets[f]));
+			until = aifs_now_ms() + WAIT_MS;
+			while ((err = ds_frag_read(p, AIFS_OP_CHUNK_READ, ino,
+						   s, f, NULL, 0, CHUNK,
+						   buf)) == -ESTALE &&
+			       aifs_now_ms() < until)
+				test_sleep_ms(50);
 			/* a fragment wholly past the size is a hole */
 			if (err == -ENOENT && f < K &&
 			    (u64)(s * K + f) * CHUNK >= SIZE)
