@@ -28,7 +28,6 @@
 #include "aifs/ec.h"
 #include "cluster-harness.h"
 
-#define GRACE_MS	600
 #define WAIT_MS		60000
 #define K		4
 #define M		2
@@ -121,6 +120,8 @@ static void check_fragments(const struct aifs_layout *l)
 {
 	char *frags[WIDTH];
 	static u8 parity[M][CHUNK];
+	struct ds_proc *p;
+	u64 until;
 	u32 s, f;
 	int err;
 
@@ -131,9 +132,14 @@ static void check_fragments(const struct aifs_layout *l)
 			frags[K + f] = (char *)parity[f];
 		aifs_ec_encode(aifs_ec_get(K, M), frags, CHUNK);
 		for (f = 0; f < WIDTH; f++) {
-			err = ds_frag_read(cluster_proc(le32_to_cpu(l->targets[f])),
-					   AIFS_OP_CHUNK_READ, ino, s, f, NULL,
-					   0, CHUNK, buf);
+			/* asked again while its server serves nothing */
+			p = cluster_proc(le32_to_cpu(l->targets[f]));
+			until = aifs_now_ms() + WAIT_MS;
+			while ((err = ds_frag_read(p, AIFS_OP_CHUNK_READ, ino,
+						   s, f, NULL, 0, CHUNK,
+						   buf)) == -ESTALE &&
+			       aifs_now_ms() < until)
+				test_sleep_ms(50);
 			/* a fragment wholly past the size is a hole */
 			if (err == -ENOENT && f < K &&
 			    (u64)(s * K + f) * CHUNK >= SIZE)
@@ -326,12 +332,13 @@ static void check_refusals(const struct aifs_layout *want)
 int main(void)
 {
 	struct aifs_layout l, old, want = { 0 };
+	struct cluster_state dead;
 	struct ds_proc *primary;
 	struct chunk_at gone;
 	u32 i, f;
 	int err;
 
-	cluster_setup(WIDTH, GRACE_MS, "default_stripe_count = 1\n"
+	cluster_setup(WIDTH, CLUSTER_GRACE_MS, "default_stripe_count = 1\n"
 		      "default_replicas = 2\n");
 	ino = cluster_create("f", &old);
 	CHECK(old.type == AIFS_LAYOUT_REPLICA &&
@@ -355,7 +362,10 @@ int main(void)
 	err = aifs_layout_archive(cluster_conn, &cluster_cred, ino, &want, &l);
 	CHECK(!err && l.type == AIFS_LAYOUT_REPLICA,
 	      "archive begun: %d, layout type %u", err, l.type);
-	test_sleep_ms(3 * GRACE_MS);
+	/* still waiting once the MDS knows the member dead */
+	dead = (struct cluster_state){ primary, AIFS_DS_OFFLINE };
+	CHECK(cluster_wait(cluster_in_state, &dead, WAIT_MS),
+	      "the killed primary is not counted out");
 	CHECK(!archived(&l), "archived with a member dead");
 	check_waiting(&old, &want, le32_to_cpu(old.targets[1]));
 	/* the record outlives the MDS: the archive goes on after it */

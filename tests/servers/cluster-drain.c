@@ -10,8 +10,7 @@
 
 #include "cluster-harness.h"
 
-#define GRACE_MS	1000
-#define WAIT_MS		15000
+#define WAIT_MS		(CLUSTER_GRACE_MS + 15000)
 #define FILES		16
 
 /* Set drain in @p's config file and tell it with SIGHUP. */
@@ -92,7 +91,7 @@ int main(void)
 	u32 a, b, c;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
-	cluster_setup(3, GRACE_MS, "default_replicas = 1\n");
+	cluster_setup(3, CLUSTER_GRACE_MS, "default_replicas = 1\n");
 	a = id_of(&ds_procs[0]);
 	b = id_of(&ds_procs[1]);
 	c = id_of(&ds_procs[2]);
@@ -100,8 +99,8 @@ int main(void)
 	check_moves(&ds_procs[0], true, AIFS_DS_DRAINING);
 	place("draining", a, 0, 0);
 	/* Still DRAINING after heartbeats past the grace period. */
-	test_sleep_ms(2 * GRACE_MS);
-	CHECK(cluster_in_state(&drained), "drained server changed state");
+	CHECK(cluster_map_stays(CLUSTER_GRACE_MS + 1000) &&
+	      cluster_in_state(&drained), "drained server changed state");
 
 	ds_stop(&ds_procs[2], SIGKILL);
 	CHECK(cluster_wait(cluster_in_state, &offline, WAIT_MS), "not offline");

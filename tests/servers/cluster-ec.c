@@ -18,10 +18,9 @@
 #include "aifs/ec.h"
 #include "cluster-harness.h"
 
-#define GRACE_MS	600
 /* rebuild_delay_s: well past the kill-and-return cases' few seconds */
 #define REBUILD_S	15
-#define WAIT_MS		30000
+#define WAIT_MS		(CLUSTER_GRACE_MS + 30000)
 #define K		4
 #define M		2
 #define WIDTH		(K + M)
@@ -47,17 +46,21 @@ static void model_write(u32 stripe, u32 off, const u8 *data, u32 len)
 	aifs_ec_encode(aifs_ec_get(K, M), frags, CHUNK);
 }
 
-/* Through the stripe's leader, retried while a member is not yet out. */
+/*
+ * Through the stripe's leader, retried while it refuses (EAGAIN: a
+ * member is dead but not counted out yet).
+ */
 static int write_stripe(u32 stripe, u32 off, u32 len, u32 seed)
 {
 	static u8 data[K * CHUNK];
-	int err, tries = 0;
+	u64 until = aifs_now_ms() + WAIT_MS;
+	int err;
 
 	ds_fill(data, len, seed);
-	do {
-		err = ds_ec_write(cluster_proc(le32_to_cpu(group.members[0])),
-				  ino, stripe, &group, off, data, len);
-	} while (err == -EAGAIN && ++tries < 20);
+	while ((err = ds_ec_write(cluster_proc(le32_to_cpu(group.members[0])),
+				  ino, stripe, &group, off, data, len)) ==
+	       -EAGAIN && aifs_now_ms() < until)
+		test_sleep_ms(50);
 	if (!err)
 		model_write(stripe, off, data, len);
 	return err;
@@ -145,7 +148,7 @@ int main(void)
 	u32 f;
 	int err;
 
-	cluster_setup(WIDTH + 1, GRACE_MS, "default_stripe_count = 1\n"
+	cluster_setup(WIDTH + 1, CLUSTER_GRACE_MS, "default_stripe_count = 1\n"
 		      "rebuild_delay_s = 15\n");
 	want.type = AIFS_LAYOUT_EC;
 	want.ec_k = K;

@@ -3,10 +3,14 @@
  * See cluster-harness.h.  The MDS comes from mds_harness.c, the data
  * servers from ds-harness.c (ds_setup_cluster).
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "cluster-harness.h"
 
@@ -15,6 +19,7 @@
 struct mds_harness cluster_mds;
 struct aifs_conn *cluster_conn;
 struct aifs_cred cluster_cred;
+static int cluster_metrics_port;
 
 static void cluster_die(const char *what)
 {
@@ -136,15 +141,42 @@ bool cluster_up_count(void *arg)
 	return up == *(int *)arg;
 }
 
+/*
+ * A port of loopback free now, for the MDS's metrics (which cannot be
+ * asked for port 0 and say which they got): the kernel's choice of an
+ * ephemeral port, given back at once.
+ */
+static int cluster_free_port(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sin);
+	int fd, port = 0;
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && !bind(fd, (struct sockaddr *)&sin, sizeof(sin)) &&
+	    !getsockname(fd, (struct sockaddr *)&sin, &len))
+		port = ntohs(sin.sin_port);
+	if (fd >= 0)
+		close(fd);
+	if (!port)
+		cluster_die("no free port for the MDS's metrics");
+	return port;
+}
+
 void cluster_setup(int n, int grace_ms, const char *mds_conf)
 {
 	char conf[1024], uuid[37];
+	struct aifs_ds_info info;
+	int i;
 
 	atexit(cluster_cleanup);
+	cluster_metrics_port = cluster_free_port();
 	snprintf(conf, sizeof(conf),
 		 "default_chunk_kib = %u\nheartbeat_ms = 100\n"
-		 "heartbeat_grace_ms = %d\n%s", DS_TEST_CHUNK >> 10, grace_ms,
-		 mds_conf);
+		 "heartbeat_grace_ms = %d\nmetrics_address = 127.0.0.1\n"
+		 "metrics_port = %d\n%s", DS_TEST_CHUNK >> 10, grace_ms,
+		 cluster_metrics_port, mds_conf);
 	if (mds_harness_init(&cluster_mds, conf))
 		cluster_die("aifs-mds --format failed");
 	cluster_fs_uuid(uuid);
@@ -157,6 +189,12 @@ void cluster_setup(int n, int grace_ms, const char *mds_conf)
 	ds_setup_cluster(n, cluster_mds.srv.port, strdup(uuid), NULL);
 	if (!cluster_wait(cluster_up_count, &n, CLUSTER_UP_MS))
 		cluster_die("the data servers did not all come up");
+	/* the MDS numbers them as they registered, not as they started */
+	for (i = 0; i < n; i++) {
+		if (!cluster_ds_info(&ds_procs[i], &info))
+			cluster_die("a data server UP is not in the map");
+		ds_procs[i].id = le32_to_cpu(info.id);
+	}
 }
 
 int cluster_map(struct aifs_ds_info *ds, u64 *epoch)
@@ -170,6 +208,43 @@ int cluster_map(struct aifs_ds_info *ds, u64 *epoch)
 	if (epoch)
 		*epoch = le64_to_cpu(rep.epoch);
 	return le32_to_cpu(rep.count);
+}
+
+int cluster_mds_metric(const char *name, u64 *value)
+{
+	static const char get[] = "GET /metrics HTTP/1.0\r\n\r\n";
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	static char text[1 << 16];
+	unsigned long long v;
+	size_t len = 0;
+	ssize_t n;
+	char *line;
+	int fd, err = 0;
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons(cluster_metrics_port);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) ||
+	    write(fd, get, strlen(get)) != (ssize_t)strlen(get))
+		err = -errno;
+	/* HTTP/1.0: the server ends the answer by closing */
+	while (!err && len < sizeof(text) - 1 &&
+	       (n = read(fd, text + len, sizeof(text) - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	if (err)
+		return err;
+	text[len] = '\0';
+	for (line = strchr(text, '\n'); line; line = strchr(line + 1, '\n'))
+		if (!strncmp(line + 1, name, strlen(name)) &&
+		    line[1 + strlen(name)] == ' ' &&
+		    sscanf(line + 1 + strlen(name), " %llu", &v) == 1) {
+			*value = v;
+			return 0;
+		}
+	return -ENOENT;
 }
 
 bool cluster_ds_info(const struct ds_proc *p, struct aifs_ds_info *info)
@@ -219,6 +294,22 @@ bool cluster_wait(bool (*cond)(void *arg), void *arg, int ms)
 		test_sleep_ms(50);
 	}
 	return cond(arg);
+}
+
+bool cluster_map_stays(int ms)
+{
+	struct aifs_ds_info ds[DS_TEST_MAX];
+	u64 was = 0, now = 0;
+	int waited;
+
+	if (cluster_map(ds, &was) < 0)
+		return false;
+	for (waited = 0; waited < ms; waited += 50) {
+		test_sleep_ms(50);
+		if (cluster_map(ds, &now) < 0 || now != was)
+			return false;
+	}
+	return true;
 }
 
 bool cluster_chunk_gone(void *arg)

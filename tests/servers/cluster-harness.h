@@ -18,9 +18,17 @@ extern struct aifs_conn *cluster_conn;	/* a client of the MDS */
 extern struct aifs_cred cluster_cred;
 
 /*
+ * A heartbeat grace a loaded machine does not run past: a server counted
+ * out while alive fails tests that do not expect it.  A test that needs a
+ * server OFFLINE kills or stops it and waits for the map to say so.
+ */
+#define CLUSTER_GRACE_MS	5000
+
+/*
  * An MDS with @mds_conf (chunks of DS_TEST_CHUNK bytes, heartbeats every
- * 100 ms, a grace of @grace_ms) and @n data servers, waited for until all
- * are UP in the map.
+ * 100 ms, a grace of @grace_ms, metrics on a free port of loopback) and
+ * @n data servers, waited for until all are UP in the map; their ids in
+ * ds_procs[] are then those of the map.
  */
 void cluster_setup(int n, int grace_ms, const char *mds_conf);
 void cluster_mds_restart(void);
@@ -32,6 +40,13 @@ void cluster_mds_edit(void (*edit)(void *arg), void *arg);
  */
 bool cluster_mds_revive(int ms);
 
+/*
+ * The value of the MDS's metric @name without labels (GET /metrics on
+ * the port cluster_setup() gave it) in *@value: 0, -ENOENT when the MDS
+ * does not serve it, or -errno.
+ */
+int cluster_mds_metric(const char *name, u64 *value);
+
 /* The cluster map: servers in @ds (at most DS_TEST_MAX), their count. */
 int cluster_map(struct aifs_ds_info *ds, u64 *epoch);
 /* The map entry of @p (found by its port); false when not in the map. */
@@ -40,6 +55,11 @@ bool cluster_ds_info(const struct ds_proc *p, struct aifs_ds_info *info);
 struct ds_proc *cluster_proc(u32 id);
 /* Poll @cond(@arg) every 50 ms for up to @ms; its last answer. */
 bool cluster_wait(bool (*cond)(void *arg), void *arg, int ms);
+/*
+ * Does the map stay at its epoch for @ms: no server changes its state,
+ * not even out and back?
+ */
+bool cluster_map_stays(int ms);
 
 /* A server and a state (AIFS_DS_*), for cluster_in_state(). */
 struct cluster_state {

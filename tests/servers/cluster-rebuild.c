@@ -19,8 +19,7 @@
 
 #include "cluster-harness.h"
 
-#define GRACE_MS	1500
-#define WAIT_MS		30000
+#define WAIT_MS		(CLUSTER_GRACE_MS + 30000)
 #define NR_CHUNKS	3
 
 static char want[DS_TEST_CHUNK], got[DS_TEST_CHUNK];
@@ -41,6 +40,23 @@ static bool relaid(void *arg)
 		return false;
 	r->layout = l;
 	return true;
+}
+
+/* Has the server of @arg heard from the MDS that it is RETIRED? */
+static bool told_retired(void *arg)
+{
+	const struct ds_proc *p = arg;
+	char path[128], line[256];
+	bool told = false;
+	FILE *log;
+
+	snprintf(path, sizeof(path), "%s/server.log", p->srv.dir);
+	log = fopen(path, "r");
+	while (log && !told && fgets(line, sizeof(line), log))
+		told = strstr(line, "the MDS holds this server RETIRED:");
+	if (log)
+		fclose(log);
+	return told;
 }
 
 /* Chunk @index on @p into @got, once it serves it: its version. */
@@ -129,7 +145,8 @@ static void rebuilt(void)
 	s = (struct cluster_state){ lost, AIFS_DS_RETIRED };
 	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS), "not retired");
 	ds_start(lost);
-	test_sleep_ms(3 * GRACE_MS);
+	CHECK(cluster_wait(told_retired, lost, WAIT_MS),
+	      "the lost server back never heard it is RETIRED");
 	CHECK(cluster_in_state(&s), "the lost server is back in service");
 	err = ds_read(lost, r.ino, 0, 0, DS_TEST_CHUNK, 0, got, &len, NULL);
 	CHECK(err == -ESTALE, "a retired server served: %d", err);
@@ -183,7 +200,7 @@ int main(void)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	/* a few CHUNK_SYNCs slow, so that catching up can be seen */
 	setenv("AIFS_FAIL", "request.delay:opcode=73:value=1500:times=4", 1);
-	cluster_setup(4, GRACE_MS,
+	cluster_setup(4, CLUSTER_GRACE_MS,
 		      "default_replicas = 2\nrebuild_delay_s = 1\n");
 	unsetenv("AIFS_FAIL");
 	rebuilt();

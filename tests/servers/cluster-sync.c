@@ -22,25 +22,28 @@
 
 #include "cluster-harness.h"
 
-#define GRACE_MS	600
-#define WAIT_MS		20000
+#define WAIT_MS		(CLUSTER_GRACE_MS + 20000)
 #define NR_CHUNKS	3
 
 static char want[NR_CHUNKS][DS_TEST_CHUNK], got[DS_TEST_CHUNK];
 
-/* Chunk @index to @primary with @replica, bytes of @seed. */
+/*
+ * Chunk @index to @primary with @replica, bytes of @seed; retried while
+ * the primary refuses: EAGAIN (the replica is dead but not counted out)
+ * or ESTALE (the primary serves nothing for now: its lease from an MDS
+ * slow to answer ran out, or it is catching up after being counted out).
+ */
 static void put(struct ds_proc *primary, u32 replica, u64 ino, u32 index,
 		u32 seed)
 {
-	int err, tries = 0;
+	u64 until = aifs_now_ms() + WAIT_MS;
+	int err;
 
 	ds_fill(want[index], DS_TEST_CHUNK, seed);
-	do {
-		if (tries)
-			test_sleep_ms(50);
-		err = ds_write(primary, ino, index, 0, want[index],
-			       DS_TEST_CHUNK, &replica, 1, NULL);
-	} while (err == -EAGAIN && ++tries < 100);
+	while ((err = ds_write(primary, ino, index, 0, want[index],
+			       DS_TEST_CHUNK, &replica, 1, NULL)) &&
+	       (err == -EAGAIN || err == -ESTALE) && aifs_now_ms() < until)
+		test_sleep_ms(50);
 	CHECK(!err, "write of chunk %u: %d", index, err);
 }
 
@@ -197,19 +200,49 @@ static void asleep_while_written(struct ds_proc *p, struct ds_proc *r,
 	never_old(r, ino);
 }
 
+/* Are all servers of the map OFFLINE?  A cluster_wait() cond. */
+static bool all_offline(void *arg)
+{
+	struct aifs_ds_info ds[DS_TEST_MAX];
+	int i, n = cluster_map(ds, NULL);
+
+	(void)arg;
+	for (i = 0; i < n; i++)
+		if (le32_to_cpu(ds[i].state) != AIFS_DS_OFFLINE)
+			return false;
+	return n > 0;
+}
+
+/* SIGSTOP or SIGCONT to the data servers. */
+static void signal_servers(int sig)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		CHECK(!kill(ds_procs[i].srv.pid, sig), "signal %d to ds %d",
+		      sig, ds_procs[i].id);
+}
+
 /*
  * The MDS stalls (SIGSTOP) past the grace: once it runs again it counts
  * every server out at once, and all come back SYNCING; no group has a
  * member that serves, and in each the one counted out last is the
- * source. All UP again, the bytes there.
+ * source. All UP again, the bytes there.  The servers are stopped too
+ * until the map says they are out: else the heartbeats waiting for the
+ * MDS may reach it before it looks at the clock, and nobody goes out.
  */
 static void mds_stalled(struct ds_proc *p, struct ds_proc *r, u64 ino)
 {
 	int three = 3;
 
 	CHECK(!kill(cluster_mds.srv.pid, SIGSTOP), "SIGSTOP of the MDS");
-	test_sleep_ms(3 * GRACE_MS);
+	signal_servers(SIGSTOP);
+	/* no heartbeat can reach it: past the grace by the clock alone */
+	test_sleep_ms(CLUSTER_GRACE_MS + 1000);
 	CHECK(!kill(cluster_mds.srv.pid, SIGCONT), "SIGCONT of the MDS");
+	CHECK(cluster_wait(all_offline, NULL, WAIT_MS),
+	      "the MDS stalled past the grace did not count all out");
+	signal_servers(SIGCONT);
 	CHECK(cluster_wait(cluster_up_count, &three, WAIT_MS),
 	      "not all UP again after the MDS stalled");
 	get(p, ino, 1);
@@ -248,7 +281,7 @@ int main(void)
 	u64 ino, start;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
-	cluster_setup(3, GRACE_MS, "default_replicas = 2\n");
+	cluster_setup(3, CLUSTER_GRACE_MS, "default_replicas = 2\n");
 	ino = cluster_create("f", &l);
 	pid = le32_to_cpu(l.targets[0]);
 	rid = le32_to_cpu(l.targets[1]);

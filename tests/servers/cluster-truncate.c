@@ -6,12 +6,13 @@
  * sent again to both copies once the replica is back, after new data was
  * written past the new size on the primary.  The returning replica
  * catches up from the primary (SYNCING), and the late job must leave the
- * new data alone on both: every byte written after the truncate
- * survives, the truncated range reads as zeros.  A replica too slow for
- * the MDS's first call (stopped longer than it waits) is cut all the same
- * before SETATTR answers.  Then the size flags a client with writes not
- * committed yet sends: CUT cuts at a size above the MDS's, SIZE_GROW only
- * grows.
+ * new data alone on both: once the MDS's chunk queue is empty (the job
+ * done on every copy, as its metrics say), every byte written after the
+ * truncate survives, the truncated range reads as zeros.  A replica too
+ * slow for the MDS's first call (stopped longer than it waits) is cut all
+ * the same before SETATTR answers.  Then the size flags a client with
+ * writes not committed yet sends: CUT cuts at a size above the MDS's,
+ * SIZE_GROW only grows.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -24,15 +25,30 @@
 #define CUT		(DS_TEST_CHUNK / 2)	/* the new size */
 #define NEW_LEN		(64U << 10)		/* written after the cut */
 
-/* Chunk @index of @ino on @p as a client sees it: holes read as zeros. */
+/*
+ * Chunk @index of @ino on @p as a client sees it: holes (ENOENT) read as
+ * zeros; asked again while @p serves nothing (ESTALE: catching up, or
+ * its lease from the MDS ran out on a loaded machine); any other error
+ * fails the check (and reads as nothing).
+ */
 static u32 chunk_get(struct ds_proc *p, u64 ino, u32 index, char *buf)
 {
-	u32 len = 0;
+	u64 until = aifs_now_ms() + WAIT_MS;
+	u32 len;
+	int err;
 
-	memset(buf, 0, DS_TEST_CHUNK);
-	if (ds_read(p, ino, index, 0, DS_TEST_CHUNK, 0, buf, &len, NULL))
-		return 0;
-	return len;
+	for (;;) {
+		len = 0;
+		memset(buf, 0, DS_TEST_CHUNK);
+		err = ds_read(p, ino, index, 0, DS_TEST_CHUNK, 0, buf, &len,
+			      NULL);
+		if (err != -ESTALE || aifs_now_ms() >= until)
+			break;
+		test_sleep_ms(50);
+	}
+	CHECK(!err || err == -ENOENT, "ds %s: read of chunk %u: %s",
+	      p->srv.port, index, strerror(-err));
+	return err ? 0 : len;
 }
 
 /* Two whole chunks of @ino on both copies, and the file's size. */
@@ -61,34 +77,45 @@ static void truncate_to(u64 ino, u64 size)
 	      "truncate");
 }
 
-/* Chunk 0 of @p: the old bytes up to CUT, then @new or zeros. */
-static void check_chunk0(struct ds_proc *p, u64 ino, const char *old,
-			 const char *new, char *buf)
+/*
+ * Chunk 0 of @p (@what: which copy, in which case): the old bytes up to
+ * CUT, then @new or zeros.
+ */
+static void check_chunk0(struct ds_proc *p, const char *what, u64 ino,
+			 const char *old, const char *new, char *buf)
 {
 	u32 len = chunk_get(p, ino, 0, buf);
 	u32 i, end = new ? CUT + NEW_LEN : CUT;
 
-	CHECK(len == end, "ds %s: chunk 0 has %u bytes, not %u", p->srv.port,
-	      len, end);
-	CHECK(!memcmp(buf, old, CUT), "ds %s: old bytes changed", p->srv.port);
-	CHECK(!new || !memcmp(buf + CUT, new, NEW_LEN),
-	      "ds %s: the bytes written after the truncate are lost",
+	CHECK(len == end, "%s (ds %s): chunk 0 has %u bytes, not %u", what,
+	      p->srv.port, len, end);
+	CHECK(!memcmp(buf, old, CUT), "%s (ds %s): old bytes changed", what,
 	      p->srv.port);
+	CHECK(!new || !memcmp(buf + CUT, new, NEW_LEN),
+	      "%s (ds %s): the bytes written after the truncate are lost",
+	      what, p->srv.port);
 	for (i = end; i < DS_TEST_CHUNK && !buf[i]; i++)
 		;
-	CHECK(i == DS_TEST_CHUNK, "ds %s: byte %u past the end is not zero",
+	CHECK(i == DS_TEST_CHUNK,
+	      "%s (ds %s): byte %u past the end is not zero", what,
 	      p->srv.port, i);
 }
 
 /* Longer than the MDS waits for one call to a data server (5 s). */
 #define SLOW_MS		7000
 
+struct stopped {
+	struct ds_proc *p;
+	u64 resumed_at;		/* aifs_now_ms() when let go on */
+};
+
 static void *resume_later(void *arg)
 {
-	struct ds_proc *p = arg;
+	struct stopped *s = arg;
 
 	test_sleep_ms(SLOW_MS);
-	kill(p->srv.pid, SIGCONT);
+	s->resumed_at = aifs_now_ms();
+	kill(s->p->srv.pid, SIGCONT);
 	return NULL;
 }
 
@@ -99,22 +126,22 @@ static void *resume_later(void *arg)
  */
 static void check_slow_replica(char *old, char *buf)
 {
-	struct ds_proc *replica;
+	struct stopped replica;
 	struct aifs_layout l;
 	pthread_t thread;
-	u64 ino, start;
+	u64 ino, answered;
 
 	ino = file_of_two_chunks(&l, old);
-	replica = cluster_proc(le32_to_cpu(l.targets[1]));
-	kill(replica->srv.pid, SIGSTOP);
-	CHECK(!pthread_create(&thread, NULL, resume_later, replica), "thread");
-	start = aifs_now_ms();
+	replica.p = cluster_proc(le32_to_cpu(l.targets[1]));
+	kill(replica.p->srv.pid, SIGSTOP);
+	CHECK(!pthread_create(&thread, NULL, resume_later, &replica), "thread");
 	truncate_to(ino, CUT);
-	CHECK(aifs_now_ms() - start >= SLOW_MS - 500,
-	      "SETATTR answered after %llu ms, the replica was stopped",
-	      (unsigned long long)(aifs_now_ms() - start));
+	answered = aifs_now_ms();
 	pthread_join(thread, NULL);
-	check_chunk0(replica, ino, old, NULL, buf);
+	CHECK(answered >= replica.resumed_at,
+	      "SETATTR answered %llu ms before the stopped replica went on",
+	      (unsigned long long)(replica.resumed_at - answered));
+	check_chunk0(replica.p, "the slow replica", ino, old, NULL, buf);
 }
 
 /* SETATTR of @valid and @size on @ino; the size the MDS answers. */
@@ -147,16 +174,27 @@ static void check_size_flags(char *old, char *buf)
 	replica = cluster_proc(le32_to_cpu(l.targets[1]));
 	CHECK(setattr_size(ino, AIFS_SETATTR_SIZE | AIFS_SETATTR_CUT, CUT) ==
 	      CUT, "size after the cut");
-	check_chunk0(primary, ino, old, NULL, buf);
-	check_chunk0(replica, ino, old, NULL, buf);
+	check_chunk0(primary, "CUT: the primary", ino, old, NULL, buf);
+	check_chunk0(replica, "CUT: the replica", ino, old, NULL, buf);
 	gone = (struct chunk_at){ primary, ino, 1 };
 	CHECK(cluster_chunk_gone(&gone), "chunk 1 still on the primary");
 	CHECK(setattr_size(ino, AIFS_SETATTR_SIZE_GROW, CUT / 2) == CUT,
 	      "SIZE_GROW shrank the file");
-	check_chunk0(primary, ino, old, NULL, buf);
+	check_chunk0(primary, "SIZE_GROW below the size", ino, old, NULL,
+		     buf);
 	CHECK(setattr_size(ino, AIFS_SETATTR_SIZE_GROW, 2ULL * DS_TEST_CHUNK) ==
 	      2ULL * DS_TEST_CHUNK, "SIZE_GROW did not grow the file");
-	check_chunk0(primary, ino, old, NULL, buf);
+	check_chunk0(primary, "SIZE_GROW above the size", ino, old, NULL,
+		     buf);
+}
+
+/* Is every job of the MDS's chunk queue done on every copy? */
+static bool chunk_queue_empty(void *arg)
+{
+	u64 jobs = 1;
+
+	(void)arg;
+	return !cluster_mds_metric("aifs_mds_chunk_queue", &jobs) && !jobs;
 }
 
 int main(void)
@@ -166,9 +204,9 @@ int main(void)
 	struct cluster_state state;
 	struct chunk_at gone;
 	struct aifs_layout l;
+	u64 ino, jobs = 0;
 	u32 replica_id;
 	int i;
-	u64 ino;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	/* heartbeats may be late for the stopped replica: not offline */
@@ -180,8 +218,8 @@ int main(void)
 	replica_id = le32_to_cpu(l.targets[1]);
 	replica = cluster_proc(replica_id);
 	truncate_to(ino, CUT);
-	check_chunk0(primary, ino, old, NULL, buf);
-	check_chunk0(replica, ino, old, NULL, buf);
+	check_chunk0(primary, "both up: the primary", ino, old, NULL, buf);
+	check_chunk0(replica, "both up: the replica", ino, old, NULL, buf);
 	gone = (struct chunk_at){ replica, ino, 1 };
 	CHECK(cluster_chunk_gone(&gone), "chunk 1 still on the replica");
 
@@ -202,14 +240,20 @@ int main(void)
 			NULL), "write at the new size");
 	CHECK(!ds_write(primary, ino, 1, 0, new, NEW_LEN, &replica_id, 1,
 			NULL), "write past the new size");
+	CHECK(!cluster_mds_metric("aifs_mds_chunk_queue", &jobs) && jobs,
+	      "no job waits for the killed replica (%llu queued)",
+	      (unsigned long long)jobs);
 	ds_start(replica);
 	state.state = AIFS_DS_UP;
 	CHECK(cluster_wait(cluster_in_state, &state, WAIT_MS),
 	      "the returning replica did not catch up");
-	/* the late job, retried at most every 5 s, comes and changes nothing */
-	test_sleep_ms(6000);
-	check_chunk0(primary, ino, old, new, buf);
-	check_chunk0(replica, ino, old, new, buf);
+	/* the late job (retried at most every 5 s) comes, and changes nothing */
+	CHECK(cluster_wait(chunk_queue_empty, NULL, 2 * WAIT_MS),
+	      "the late job never reached the returning replica");
+	check_chunk0(primary, "after the late job: the primary", ino, old, new,
+		     buf);
+	check_chunk0(replica, "after the late job: the replica", ino, old, new,
+		     buf);
 	for (i = 0; i < 2; i++)
 		CHECK(chunk_get(i ? replica : primary, ino, 1, buf) ==
 		      NEW_LEN && !memcmp(buf, new, NEW_LEN),

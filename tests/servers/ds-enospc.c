@@ -4,8 +4,10 @@
  * write that does not fit fails cleanly (ENOSPC, nothing of it kept: a new
  * chunk is absent, an existing one unchanged), everything acknowledged
  * before reads back intact, and deleting a chunk makes room again.
- * Needs root for the mount: skipped (77) without it.
+ * Needs root for the mount: skipped (77) without it, the last line
+ * saying why.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mount.h>
@@ -53,14 +55,16 @@ int main(void)
 	int err = 0;
 
 	if (geteuid()) {
-		printf("skipped: the tmpfs mount needs root\n");
+		printf("skipped: mounting the 8 MiB tmpfs needs root (euid %u)\n",
+		       geteuid());
 		return 77;
 	}
 	ds_setup(1, NULL);
 	ds_stop(&ds_procs[0], SIGTERM);
 	snprintf(mnt, sizeof(mnt), "%s/data", ds_procs[0].srv.dir);
 	if (mount("tmpfs", mnt, "tmpfs", 0, "size=8m")) {
-		printf("skipped: cannot mount a tmpfs\n");
+		printf("skipped: cannot mount a tmpfs on %s: %s\n", mnt,
+		       strerror(errno));
 		return 77;
 	}
 	atexit(unmount);
@@ -82,8 +86,21 @@ int main(void)
 	ds_fill(data, DS_TEST_CHUNK, 1000);
 	err = ds_write(&ds_procs[0], INO, 0, 0, data, 65536, NULL, 0, NULL);
 	CHECK(!err || err == -ENOSPC, "overwrite when full: %d", err);
-	if (err)
+	if (err) {
 		CHECK(intact(0), "chunk 0 after a refused overwrite");
+	} else {
+		got = 0;
+		err = ds_read(&ds_procs[0], INO, 0, 0, DS_TEST_CHUNK, 0, buf,
+			      &got, NULL);
+		CHECK(!err && got == DS_TEST_CHUNK &&
+		      !memcmp(buf, data, 65536),
+		      "chunk 0 after an acknowledged overwrite: %d, %u bytes",
+		      err, got);
+		ds_fill(data, DS_TEST_CHUNK, 0);
+		CHECK(!memcmp(buf + 65536, data + 65536,
+			      DS_TEST_CHUNK - 65536),
+		      "an overwrite of 64 KiB changed the rest of chunk 0");
+	}
 
 	err = ds_write(&ds_procs[0], INO, 1, 0, data, 1, NULL, 0, NULL);
 	CHECK(!err || err == -ENOSPC, "small write when full: %d", err);

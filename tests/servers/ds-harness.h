@@ -25,9 +25,9 @@ extern struct ds_proc ds_procs[DS_TEST_MAX];
 void ds_setup(int n, const char *extra_conf);
 /*
  * @n servers of the file system @fs_uuid registering with the MDS at
- * 127.0.0.1:@mds_port, which assigns their ids (ds_procs[].id is then
- * unknown: find a server by its port in the map) and tells them of their
- * peers.
+ * 127.0.0.1:@mds_port, which assigns their ids in the order they
+ * register (ds_procs[].id is then unknown until cluster_setup() reads
+ * the map) and tells them of their peers.
  */
 void ds_setup_cluster(int n, const char *mds_port, const char *fs_uuid,
 		      const char *extra_conf);

@@ -2,10 +2,11 @@
 /*
  * Three aifs-ds, replicas=3 with ds 1 the primary: every write lands on
  * all three with one version; kill -9 of a replica in the middle of a
- * stream of writes leaves every write acknowledged or cleanly failed and
- * the survivors identical; the returning replica answers ESTALE to a read
- * that wants the newest version, then resyncs from the primary (on that
- * read and on the next forward) and serves the same bytes.
+ * stream of writes (some before it, a chunk's worth after) leaves every
+ * write acknowledged and the survivors identical; the returning replica
+ * answers ESTALE to a read that wants the newest version, then resyncs
+ * from the primary (on that read and on the next forward) and serves the
+ * same bytes.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -16,7 +17,9 @@
 #define INO		0x77
 #define PIECE		(64U << 10)
 #define PIECES		(DS_TEST_CHUNK / PIECE)
-#define WAIT_STEPS	400	/* of 25 ms: 10 s */
+#define WAIT_MS		30000
+/* the primary leaves a dead replica alone this long (ds-harness.c) */
+#define PEER_RETRY_MS	200
 
 static const u32 replicas[] = { 2, 3 };
 static u8 image[DS_TEST_CHUNK], buf[DS_TEST_CHUNK];
@@ -50,16 +53,20 @@ static void test_replicated_write(void)
 		check_copy(&ds_procs[i], last_version, "replicated");
 }
 
-static volatile int written;
+static volatile int written, killed_at = -1;
 
-/* Overwrite the chunk piece by piece, each acknowledged by all live copies. */
+/*
+ * Overwrite the chunk piece by piece, each acknowledged by all live
+ * copies, until a chunk's worth of pieces went after the kill.
+ */
 static void *writer(void *arg)
 {
 	u64 version;
 	int err;
 
 	(void)arg;
-	for (written = 0; written < (int)PIECES * 2; written++) {
+	for (written = 0; killed_at < 0 || written < killed_at + (int)PIECES;
+	     written++) {
 		u32 off = written % PIECES * PIECE;
 
 		ds_fill(image + off, PIECE, 100 + written);
@@ -75,35 +82,46 @@ static void *writer(void *arg)
 
 static void test_kill_replica(void)
 {
+	u64 until = aifs_now_ms() + WAIT_MS;
 	pthread_t t;
-	int i;
 
 	pthread_create(&t, NULL, writer, NULL);
-	for (i = 0; i < WAIT_STEPS && written < (int)PIECES / 2; i++)
+	while (written < (int)PIECES / 2 && aifs_now_ms() < until)
 		test_sleep_ms(25);
+	CHECK(written >= (int)PIECES / 2, "only %d writes before the kill",
+	      written);
 	ds_stop(&ds_procs[2], SIGKILL);
+	killed_at = written;
 	pthread_join(t, NULL);
 	check_copy(&ds_procs[0], last_version, "primary after the kill");
 	check_copy(&ds_procs[1], last_version, "survivor after the kill");
 }
 
-/* Poll until @p serves the newest version again (bounded). */
-static void wait_resynced(struct ds_proc *p, const char *what)
+/*
+ * Poll until @p serves the newest version again (bounded).  A read that
+ * asks for that version (@ask) resyncs a copy found behind by itself; one
+ * that does not (@ask false) leaves the resync to what else found it.
+ */
+static void wait_resynced(struct ds_proc *p, bool ask, const char *what)
 {
+	u64 until = aifs_now_ms() + WAIT_MS, version = 0;
 	u32 got;
-	int i, err = -1;
+	int err;
 
-	for (i = 0; i < WAIT_STEPS && err; i++) {
-		err = ds_read(p, INO, 0, 0, 1, last_version, buf, &got, NULL);
-		if (err)
-			test_sleep_ms(25);
-	}
-	CHECK(!err, "%s: ds %d not resynced: %d", what, p->id, err);
+	while (((err = ds_read(p, INO, 0, 0, 1, ask ? last_version : 0, buf,
+			       &got, &version)) || version != last_version) &&
+	       aifs_now_ms() < until)
+		test_sleep_ms(25);
+	CHECK(!err && version == last_version,
+	      "%s: ds %d not resynced: %d, version %llu of %llu", what, p->id,
+	      err, (unsigned long long)version,
+	      (unsigned long long)last_version);
 	check_copy(p, last_version, what);
 }
 
 static void test_return_and_resync(void)
 {
+	u64 skipped;
 	u32 got;
 	int err;
 
@@ -111,7 +129,7 @@ static void test_return_and_resync(void)
 	err = ds_read(&ds_procs[2], INO, 0, 0, 10, last_version, buf, &got,
 		      NULL);
 	CHECK(err == -ESTALE, "stale replica serves: %d", err);
-	wait_resynced(&ds_procs[2], "resynced on a read");
+	wait_resynced(&ds_procs[2], true, "resynced on a read");
 
 	/* Missed writes found by the next forward. */
 	ds_stop(&ds_procs[2], SIGKILL);
@@ -119,13 +137,16 @@ static void test_return_and_resync(void)
 	err = ds_write(&ds_procs[0], INO, 0, 0, image, PIECE, replicas, 2,
 		       &last_version);
 	CHECK(!err, "write with a replica down: %d", err);
+	/* that write counted it dead for PEER_RETRY_MS: past it, it is tried */
+	skipped = aifs_now_ms();
 	ds_start(&ds_procs[2]);
-	test_sleep_ms(300);	/* past peer_retry_ms: primary tries it */
+	while (aifs_now_ms() < skipped + 2 * PEER_RETRY_MS)
+		test_sleep_ms(25);
 	ds_fill(image + PIECE, PIECE, 8);
 	err = ds_write(&ds_procs[0], INO, 0, PIECE, image + PIECE, PIECE,
 		       replicas, 2, &last_version);
 	CHECK(!err, "write to a stale replica: %d", err);
-	wait_resynced(&ds_procs[2], "resynced on a forward");
+	wait_resynced(&ds_procs[2], false, "resynced on a forward");
 	check_copy(&ds_procs[1], last_version, "survivor at the end");
 }
 

@@ -35,6 +35,8 @@ static int echo_slow_ping(struct aifs_request *req)
 
 	if (req->payload_len)
 		return -EINVAL;
+	/* a test stopping the server with this PING in flight waits for it */
+	aifs_dbg("PING on a worker: answering in %d ms", cfg->ping_delay_ms);
 	nanosleep(&ts, NULL);
 	return 0;
 }

@@ -4,8 +4,11 @@
  * while aifs-mds is killed with SIGKILL; after a restart every change
  * acknowledged is there and nothing else but, possibly, the one change
  * each client had in flight, whole; and aifs-mds --check finds the
- * tables consistent.  Bounded: a second of storm per round, 3 rounds.
+ * tables consistent.  The kill comes 600 ms after every client had a
+ * change acknowledged in the round (a round where one had none would
+ * test nothing of it); 3 rounds.
  */
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +23,7 @@
 #define CLIENTS		4
 #define ROUNDS		3
 #define MAX_STEPS	300000
+#define FIRST_ACK_MS	30000	/* a client's first change of a round */
 
 
 static struct aifs_cred cred;
@@ -113,9 +117,27 @@ static int listing(struct aifs_conn *conn, u64 dir, char *out, size_t size)
 	return 0;
 }
 
+/*
+ * The first acknowledgement on @fd (a storm()'s pipe) by @until, into
+ * *@done; false when the client ended or was silent until then.
+ */
+static bool first_ack(int fd, int *done, u64 until)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	u64 now = aifs_now_ms();
+	int s;
+
+	if (now >= until || poll(&p, 1, until - now) != 1 ||
+	    read(fd, &s, sizeof(s)) != sizeof(s))
+		return false;
+	*done = s + 1;
+	return true;
+}
+
 static int round_storm(struct mds_harness *h, const u64 *dirs, int *done)
 {
 	struct timespec storm_time = { 0, 600 * 1000000L };
+	u64 until = aifs_now_ms() + FIRST_ACK_MS;
 	int pipes[CLIENTS][2], k, s;
 	pid_t pids[CLIENTS];
 
@@ -129,6 +151,9 @@ static int round_storm(struct mds_harness *h, const u64 *dirs, int *done)
 		}
 		close(pipes[k][1]);
 	}
+	for (k = 0; k < CLIENTS; k++)
+		CHECK(first_ack(pipes[k][0], &done[k], until),
+		      "client %d: nothing acknowledged before the kill", k);
 	nanosleep(&storm_time, NULL);
 	CHECK(mds_harness_stop(h, SIGKILL) == 128 + SIGKILL, "killed");
 	for (k = 0; k < CLIENTS; k++) {
