@@ -169,6 +169,20 @@ assert_eq()
 	[ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"
 }
 
+# expect_error MESSAGE COMMAND...: COMMAND fails, and the last line of
+# its error output has ": MESSAGE", the strerror(3) of the errno wanted
+# as the tools print it ("Permission denied" for EACCES, "Operation not
+# permitted" for EPERM): a command that fails for another reason
+# (ENOENT, a typo, a usage error) is not the refusal tested.
+expect_error()
+{
+	local want=$1 out
+	shift
+	out=$("$@" 2>&1 >/dev/null) && fail "$* succeeded: want '$want'"
+	[[ $(tail -n1 <<<"$out") == *": $want"* ]] ||
+		fail "$*: '$out', want '$want'"
+}
+
 # The shared secret of the test servers, as given to mount with secret=.
 AIFS_SECRET=test-secret-of-the-aifs-cluster
 AIFS_SERVER_PIDS=()

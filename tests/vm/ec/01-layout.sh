@@ -30,24 +30,29 @@ out=$(aifs setlayout /mnt/a/hot ec=2+1 chunk=64K stripes=2) ||
 assert_eq "$(head -n1 <<<"$out")" "ec=2+1 chunk=64K stripes=2 generation=3" \
 	"2+1 over two groups"
 
-# refusals: a code out of range, too many targets, a file not empty,
-# more servers than there are, not aifs at all
+# refusals, each with its errno: a code out of range, too many targets,
+# a chunk size that is none (EINVAL from the MDS); a setting aifs does
+# not know (refused by aifs itself, exit 2); a file not empty, more
+# servers than there are, not aifs at all
+before=$(aifs getlayout /mnt/a/hot)
 for bad in ec=0+1 ec=4+0 ec=33+1 replicas=0 "ec=10+4 stripes=5" \
-	chunk=1000 bogus=1; do
-	aifs setlayout /mnt/a/hot $bad 2>/dev/null &&
-		fail "setlayout $bad was taken"
+	chunk=1000; do
+	expect_error "Invalid argument" aifs setlayout /mnt/a/hot $bad
 done
-err=$(aifs setlayout /mnt/a/cold/f ec=2+1 2>&1) &&
-	fail "a file with data took a new layout"
-grep -q "Directory not empty" <<<"$err" || fail "not ENOTEMPTY: $err"
+rc=0
+out=$(aifs setlayout /mnt/a/hot bogus=1 2>&1) || rc=$?
+assert_eq "$rc" 2 "exit code of setlayout bogus=1 ($out)"
+[[ $out == "aifs: 'bogus=1' is none of "* ]] || fail "setlayout bogus=1: $out"
+assert_eq "$(aifs getlayout /mnt/a/hot)" "$before" "layout after the refusals"
+expect_error "Directory not empty" aifs setlayout /mnt/a/cold/f ec=2+1
 touch /mnt/a/cold/empty
-out=$(aifs setlayout /mnt/a/cold/empty ec=8+2 2>&1) &&
-	fail "ec=8+2 with six data servers was taken: $out"
-grep -q "No space left" <<<"$out" || fail "ec=8+2 with six data servers: $out"
+expect_error "No space left on device" \
+	aifs setlayout /mnt/a/cold/empty ec=8+2
 aifs setlayout /mnt/a/cold/empty ec=3+3 >/dev/null ||
 	fail "an empty file's layout"
 out=$(aifs getlayout /tmp 2>&1) && fail "getlayout of /tmp: $out"
 echo "$out"
+[[ $out == *" (not on aifs?)" ]] || fail "getlayout of /tmp: $out"
 
 # a 1 MiB stripe's fragments: one on each of the six servers
 head -c $((1 << 20)) /dev/urandom >/mnt/a/cold/one-stripe

@@ -1,7 +1,8 @@
 # A 4+2 file written sequentially (64 MiB, fsync) while the server of its
-# data fragment 1 is killed (SIGKILL) part way: no error, the bytes right.
-# The server back catches up by decoding its fragments (SYNCING, then
-# UP); then the servers of data fragments 0 and 2 die, and the file still
+# data fragment 1 is killed (SIGKILL) part way (killed_midway checks it
+# was): no error, the bytes right. The server back catches up by
+# decoding its fragments (SYNCING, then UP: the MDS marks it in sync);
+# then the servers of data fragments 0 and 2 die, and the file still
 # reads right: fragment 1 now comes from the server that was rebuilt, and
 # 0 and 2 are decoded with it.
 . "$AIFS_TOP/tests/vm/lib.sh"
@@ -20,13 +21,14 @@ echo "targets ${targets[*]}: data fragment 1 on data server $victim"
 
 after_bytes sent 16 "$victim"
 write_gen 5 "$MIB" /mnt/a/ec/f || fail "write with a data server killed"
-wait "$KILLER"
+killed_midway "write of $MIB MiB, data fragment 1's server"
 want=$WANT
 wait "${DS_PIDS[victim]}" 2>/dev/null || true
 echo 3 >/proc/sys/vm/drop_caches
 assert_eq "$(sha256sum </mnt/a/ec/f | cut -d' ' -f1)" "$want" \
 	"sha256 with the server dead"
 
+mark=$(mds_log_mark)
 restart_ds "$victim"
 start=$(date +%s)
 until [ "$(up_count)" = 6 ]; do
@@ -35,7 +37,7 @@ until [ "$(up_count)" = 6 ]; do
 	sleep 0.2
 done
 echo "data server $victim back: UP after $(($(date +%s) - start)) s"
-grep -q "in sync" "$MDS_DIR/log" || fail "the MDS never said it is in sync"
+in_sync_since "$mark" "$victim"
 
 kill_ds "$(ds_index "${targets[0]}")"
 kill_ds "$(ds_index "${targets[2]}")"

@@ -37,10 +37,10 @@ aifs archive ec=4+2 /mnt/a/tree/small2 >/tmp/busy.out 2>&1 &&
 grep -q "open for writing" /tmp/busy.out || fail "$(cat /tmp/busy.out)"
 exec 7>&-
 
-# Readers until /tmp/stop (and a round after it): whole files by O_DIRECT,
-# opened each round; and one holding big2 open with its page cache
-# dropped between rounds.
-rm -f /tmp/stop /tmp/errors
+# Readers until /tmp/stop: whole files by O_DIRECT, opened each round (a
+# line in /tmp/rounds after each); and one holding big2 open with its
+# page cache dropped between rounds (and a round after the stop).
+rm -f /tmp/stop /tmp/errors /tmp/rounds
 reader()
 {
 	local f sum
@@ -50,7 +50,12 @@ reader()
 				sha256sum | cut -d' ' -f1)
 			[ "$sum" = "${want[$f]}" ] || echo "$f: $sum" >>/tmp/errors
 		done
+		echo round >>/tmp/rounds
 	done
+}
+rounds()
+{
+	cat /tmp/rounds 2>/dev/null | wc -l
 }
 reader &
 READER=$!
@@ -79,10 +84,24 @@ targets=($(aifs getlayout /mnt/a/tree/sub/big1 | sed -n 's/^targets: //p'))
 victim=$(ds_index "${targets[0]}")
 aifs archive ec=4+2 /mnt/a/tree >/tmp/archive.out 2>&1 &
 ARCHIVE=$!
-sleep 1
-echo "killing data server $victim, big1's first copy"
+# The kill comes once the servers write fragments (the tree had none):
+# the archive is under way, not still being handed over.
+start=$(date +%s)
+until [ -n "$(find "${DS_DIRS[@]}" -name '*.0[1-9a-f].meta' | head -1)" ]; do
+	[ $(($(date +%s) - start)) -lt 120 ] ||
+		fail "no fragment written 120 s into the archive: $(cat /tmp/archive.out)"
+	kill -0 "$ARCHIVE" 2>/dev/null ||
+		fail "the archive ended before it wrote a fragment: $(cat /tmp/archive.out)"
+	sleep 0.1
+done
+echo "killing data server $victim, big1's first copy, $(grep -c \
+	'inode [0-9]* archived' "$MDS_DIR/log") files archived"
 kill_ds "$victim"
 sleep 5
+# Every file has a fragment on each of the six servers: with one dead no
+# file still to do can switch, and the archive cannot have ended.
+kill -0 "$ARCHIVE" 2>/dev/null ||
+	fail "the archive ended with data server $victim dead: the kill came after it: $(cat /tmp/archive.out)"
 restart_ds "$victim"
 start=$(date +%s)
 while kill -0 "$ARCHIVE" 2>/dev/null; do
@@ -93,9 +112,17 @@ done
 wait "$ARCHIVE" || fail "aifs archive: $(cat /tmp/archive.out)"
 cat /tmp/archive.out
 echo "archive done $(($(date +%s) - start)) s after the server came back"
-sleep 3
+# a whole round of the O_DIRECT reader after the switch (not a sleep)
+r0=$(rounds)
+start=$(date +%s)
+until [ "$(rounds)" -ge $((r0 + 2)) ]; do
+	[ $(($(date +%s) - start)) -lt 120 ] ||
+		fail "the O_DIRECT reader did no round after the archive"
+	sleep 0.2
+done
 touch /tmp/stop
 wait "$READER"
+echo "O_DIRECT reader: $(rounds) rounds"
 wait "$HOLDER" || fail "the reader holding big2 open read wrong bytes"
 [ ! -s /tmp/errors ] || fail "readers saw wrong bytes: $(head /tmp/errors)"
 

@@ -22,5 +22,5 @@ rmdir /mnt/a/d
 # Side by side: the second mkdir of one name must see EEXIST.
 mount -t aifs -o $opt "$AIFS_ADDR:/" /mnt/b
 mkdir /mnt/a/e
-mkdir /mnt/b/e 2>/dev/null && fail "a second mkdir of e succeeded"
+expect_error "File exists" mkdir /mnt/b/e
 exit 0

@@ -41,9 +41,13 @@ for bs in 1 4095 4096 65536 1048576 3000000; do
 		assert_eq "$a" "$b" "dd bs=$bs skip=$skip"
 	done
 done
+# the byte past the first chunk, alone, cold: read(2) gives that one byte
+# (dd exits 0 at the end of the file too: what it read is checked)
 echo 3 >/proc/sys/vm/drop_caches
-dd if=/mnt/a/chunk+1 of=/dev/null bs=1 skip=$((4 * MiB)) status=none ||
-	fail "last byte of chunk+1"
+assert_eq "$(dd if=/mnt/a/chunk+1 bs=4096 skip=$((4 * MiB)) \
+	iflag=skip_bytes status=none | od -An -tx1 | tr -d ' ')" \
+	"$(tail -c 1 "$src/chunk+1" | od -An -tx1 | tr -d ' ')" \
+	"last byte of chunk+1"
 # the hole reads zeros
 head -c $((8 * MiB)) /dev/zero >"$src/zeros"
 dd if=/mnt/a/holes bs=$MiB skip=4 count=8 status=none | cmp - "$src/zeros" ||
