@@ -457,45 +457,47 @@ start_fake_server()
 		"$AIFS_SECRET"
 }
 
-# slab_objects: "CACHE OBJECTS" for every slab cache, the objects in use
-# counted exactly enough to see a leak of one object per cycle.
-# /proc/slabinfo counts each CPU's current and partial slabs as wholly in
-# use (up to a few hundred objects of a small cache, changing with what ran
-# where last); shrinking a cache first puts its per-CPU slabs back on the
-# node lists, where the free objects are counted.  Nothing between the
-# shrink and the read may fork or exit (a new process takes per-CPU slabs
-# for its pid, creds and files, and its exit frees them after an RCU grace
-# period onto a CPU's partial list): builtins only.
+# slab_objects CACHE...: /proc/slabinfo's lines after the CACHEs (its
+# names of caches with slabs) were shrunk, the objects in use counted
+# exactly enough to see a leak of one object per cycle.  /proc/slabinfo
+# counts each CPU's current and partial slabs as wholly in use (up to a
+# few hundred objects of a small cache, changing with what ran where
+# last); shrinking a cache first puts its per-CPU slabs back on the node
+# lists, where the free objects are counted.  Nothing between the shrink
+# and the read may fork or exit (a new process takes per-CPU slabs for its
+# pid, creds and files, and its exit frees them after an RCU grace period
+# onto a CPU's partial list): builtins only.
 slab_objects()
 {
-	local f line lines
+	local cache lines
 
-	for f in /sys/kernel/slab/*/shrink; do
-		echo 1 >"$f" 2>/dev/null || true
+	for cache; do
+		echo 1 >"/sys/kernel/slab/$cache/shrink" 2>/dev/null || true
 	done
 	mapfile -t lines </proc/slabinfo
-	for line in "${lines[@]:2}"; do
-		set -- $line
-		echo "$1 $2"
-	done
+	printf '%s\n' "${lines[@]:2}"
 }
 
-# settled_slab_objects FILE: into FILE, slab_objects as each cache's least
-# over a few readings half a second apart: objects in flight (a server's
-# heartbeat, a socket closing) and objects freed after an RCU grace period
-# (the files, inodes and processes of the cycles), which a busy host
-# delays, are not counted; a leak stays.  The waits are builtins too.
+# settled_slab_objects FILE: into FILE, "CACHE OBJECTS" for every slab
+# cache, its least over a few readings of slab_objects half a second
+# apart: objects in flight (a server's heartbeat, a socket closing) and
+# objects freed after an RCU grace period (the files, inodes and processes
+# of the cycles), which a busy host delays, are not counted; a leak stays.
+# The waits are builtins too.
 settled_slab_objects()
 {
-	local i fifo=$1.fifo fd
+	local i fifo=$1.fifo fd caches
 
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
+	# each cache once (the names of caches merged into it are links to
+	# it), and only one that has slabs
+	caches=($(awk 'NR > 2 && $3 > 0 { print $1 }' /proc/slabinfo))
 	mkfifo "$fifo"
 	exec {fd}<>"$fifo"
-	for i in 1 2 3 4 5 6; do
+	for i in 1 2 3 4; do
 		read -r -t 0.5 -u "$fd" || true
-		slab_objects
+		slab_objects "${caches[@]}"
 	done >"$1.all"
 	exec {fd}>&-
 	awk '!($1 in n) || $2 < n[$1] { n[$1] = $2 }
