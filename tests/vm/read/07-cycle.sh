@@ -1,8 +1,8 @@
-# Load, mount, read through the data servers, umount and unload, 46
+# Load, mount, read through the data servers, umount and unload, 41
 # times: each read crosses a chunk boundary (two data servers, two
 # connections and handshakes) in several readahead requests, and leaves
-# nothing behind — no kmalloc object (three windows of 12 cycles after
-# ten), no object of the module's inode cache (its destruction would
+# nothing behind — no slab object (four windows of 9 cycles after
+# five), no object of the module's inode cache (its destruction would
 # complain), no thread.
 . "$AIFS_TOP/tests/vm/lib.sh"
 
@@ -36,6 +36,6 @@ cycle()
 	echo "$1 cycles done at $(cut -d' ' -f1 /proc/uptime) s"
 }
 
-expect_no_kmalloc_leak cycle 12
+expect_no_slab_leak cycle
 pgrep -x aifs-recv >/dev/null && fail "receiver threads left"
 rm -f "$src"

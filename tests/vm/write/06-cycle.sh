@@ -1,6 +1,6 @@
 # Load, mount, write across a chunk boundary (two data servers), read it
-# back from a cold cache, umount and unload, 46 times: nothing is left
-# behind — no kmalloc object (three windows of 12 cycles after ten), no
+# back from a cold cache, umount and unload, 41 times: nothing is left
+# behind — no slab object (four windows of 9 cycles after five), no
 # object of the module's inode cache (its destruction would complain), no
 # thread.
 . "$AIFS_TOP/tests/vm/lib.sh"
@@ -33,6 +33,6 @@ cycle()
 	echo "$1 cycles done at $(cut -d' ' -f1 /proc/uptime) s"
 }
 
-expect_no_kmalloc_leak cycle 12
+expect_no_slab_leak cycle
 pgrep -x aifs-recv >/dev/null && fail "receiver threads left"
 rm -f "$src"
