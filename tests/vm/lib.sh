@@ -204,6 +204,18 @@ if ctypes.CDLL(None, use_errno=True).umount2(sys.argv[1].encode(), 0):
     raise OSError(ctypes.get_errno(), "umount2 " + sys.argv[1])' "$1"
 }
 
+# umount2_ms DIR: umount2 DIR, printing how many milliseconds umount(2)
+# itself took (not python's start).
+umount2_ms()
+{
+	python3 -c 'import ctypes, sys, time
+umount2 = ctypes.CDLL(None, use_errno=True).umount2
+start = time.monotonic()
+if umount2(sys.argv[1].encode(), 0):
+    raise OSError(ctypes.get_errno(), "umount2 " + sys.argv[1])
+print(int((time.monotonic() - start) * 1000))' "$1"
+}
+
 stop_servers()
 {
 	local pid dir
@@ -363,6 +375,17 @@ ds_index()
 	fail "no data server registered as $1"
 }
 
+# ds_id INDEX: the id the MDS registered data server INDEX (of DS_PIDS
+# and DS_DIRS) as, from its log's last registration.
+ds_id()
+{
+	local id
+	id=$(sed -n 's/.*registered with the MDS as ds \([0-9]*\) .*/\1/p' \
+		"${DS_DIRS[$1]}/log" | tail -1)
+	[ -n "$id" ] || fail "data server $1 has not registered"
+	echo "$id"
+}
+
 # cluster_fsck [--repair]: aifs fsck of the cluster of start_cluster; its
 # report on stdout, its exit code (fsck(8)'s: 0 clean, 1 all repaired).
 cluster_fsck()
@@ -407,6 +430,46 @@ expect_killable()
 		dead "$pid" || echo "$pid: $(cat /proc/$pid/wchan)" >&2
 	done
 	fail "$alive tasks still alive 10 s after SIGKILL"
+}
+
+# wait_blocked_in_aifs PID [WCHAN]: until task PID sleeps (state S or D)
+# with the module on its kernel stack, and, if given, in a function
+# matching the regex WCHAN (the wait the test means: aifs_dio_run,
+# folio_wait.*); fails if the task ends first, or is not there within
+# 60 s.  A test that kills or outwaits a task shows nothing about the
+# module's waits unless the task is in one.
+wait_blocked_in_aifs()
+{
+	local pid=$1 want=${2:-.} state end=$((SECONDS + 60))
+
+	while :; do
+		! dead "$pid" || fail "task $pid ended before it blocked in aifs"
+		state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -c1)
+		if [[ $state = [SD] ]] &&
+			grep -qE -- "^$want" "/proc/$pid/wchan" 2>/dev/null &&
+			grep -q '\[aifs\]' "/proc/$pid/stack" 2>/dev/null; then
+			return 0
+		fi
+		[ "$SECONDS" -lt "$end" ] || break
+		sleep 0.1
+	done
+	echo "$pid: $(cat "/proc/$pid/wchan")" >&2 || true
+	cat "/proc/$pid/stack" >&2 || true
+	fail "task $pid not blocked in ${2:-aifs} after 60 s"
+}
+
+# wait_kernel_log REGEX [SECONDS]: until the kernel log since the mark
+# matches (expect_dmesg once the module has had time to say it); fails
+# after SECONDS (30) of wall-clock time.
+wait_kernel_log()
+{
+	local end=$((SECONDS + ${2:-30}))
+
+	until kernel_log_has "$1"; do
+		[ "$SECONDS" -lt "$end" ] ||
+			fail "kernel log lacks /$1/ after ${2:-30} s"
+		sleep 0.1
+	done
 }
 
 # freeze_data_servers: SIGSTOP every data server of start_cluster, so

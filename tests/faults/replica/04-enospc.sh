@@ -19,6 +19,13 @@ cp -a "$data.old/." "$data/"
 restart_ds 1
 wait_all_up 120 >/dev/null
 
+# chunks: how many chunks data server 1 holds
+chunks()
+{
+	find "$data/chunks" -type f -name '*.meta' 2>/dev/null | wc -l
+}
+held=$(chunks)
+
 # 3 x 4 MiB chunks a stripe: 120 MiB puts 40 MiB on each server, more
 # than the room left next to the first file's 8 MiB
 out=$(gen 19 120 | dd of=/mnt/a/big bs=1M iflag=fullblock conv=fsync \
@@ -29,13 +36,17 @@ record "full disk on one server: the writer got ENOSPC ($out)"
 echo 3 >/proc/sys/vm/drop_caches
 assert_eq "$(sha256sum </mnt/a/before | cut -d' ' -f1)" "$before" \
 	"the file written before"
+[ "$(chunks)" -gt "$held" ] || fail "nothing of the big file on server 1"
 rm /mnt/a/big
-# the chunk queue frees the space: a small file fits again
-for i in $(seq 100); do
-	write_gen 23 8 /mnt/a/after 2>/dev/null && break
-	sleep 0.3
+# the chunk queue frees the space: once server 1 holds no more chunks
+# than before the big file, a small file fits again, at the first try
+end=$((SECONDS + 120))
+until [ "$(chunks)" -le "$held" ]; do
+	[ "$SECONDS" -lt "$end" ] ||
+		fail "server 1 holds $(chunks) chunks 120 s after the delete, not $held"
+	sleep 0.2
 done
-[ "$i" -lt 100 ] || fail "no room again after the delete"
+write_gen 23 8 /mnt/a/after || fail "no room again after the delete"
 echo 3 >/proc/sys/vm/drop_caches
 assert_eq "$(sha256sum </mnt/a/after | cut -d' ' -f1)" "$WANT" "the file written after"
 umount /mnt/a

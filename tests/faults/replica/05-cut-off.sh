@@ -51,10 +51,13 @@ took=$(echo "$(date +%s.%N) - $start" | bc)
 want=$WANT
 record "write of $MIB MiB, primary cut off as it began: no error, $took s"
 
-wait_log "$MDS_DIR/log" "data server $victim: .* retired" 300 ||
+# the MDS's log names the victim by the id it registered as (ids go by
+# registration, not by start order)
+victim_id=$(ds_id "$victim")
+wait_log "$MDS_DIR/log" "data server $victim_id: .* retired" 300 ||
 	fail "the cut-off server was not rebuilt around"
 took=$(echo "$(date +%s.%N) - $start" | bc)
-grep "data server $victim" "$MDS_DIR/log"
+grep "data server $victim_id:" "$MDS_DIR/log"
 record "cut-off server rebuilt around and RETIRED $took s after the cut"
 
 kill_ds "$kept"

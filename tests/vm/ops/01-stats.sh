@@ -81,14 +81,42 @@ dd if=/mnt/a/big of=/dev/null bs=1M count=2 iflag=direct status=none
 expect_delta .counters.direct_read_bytes $((2 << 20)) "O_DIRECT bytes read"
 expect_delta .counters.cache_fill_pages 0 "pages filled by O_DIRECT"
 
-# -i: what moved over the interval only, and its rates
+# -i: what moved over the interval only, and its rates. The read runs
+# whole within the interval: after aifs's first snapshot (it sleeps in
+# its interval then) and before its second (it sleeps still). The reader
+# is started before, waiting on a fifo, so that no exec is in the window.
 cp "$after" "$before"
-(sleep 1; cat /mnt/a/big >/dev/null) &
+go=$(mktemp -u /tmp/aifs-go.XXXXXX)
+mkfifo "$go"
+python3 -c 'import sys
+open(sys.argv[1]).read()
+with open(sys.argv[2], "rb", buffering=0) as f:
+    while f.read(1 << 20):
+        pass' "$go" /mnt/a/big &
 reader=$!
-aifs --json stats -i 3 /mnt/a >"$after" || fail "aifs stats -i"
-wait "$reader"
-jq -e '.mounts[0] | .interval_s >= 2.9 and .interval_s < 6' "$after" \
-	>/dev/null || fail "interval of -i 3: $(jq .mounts[0].interval_s "$after")"
+for _ in $(seq 300); do
+	grep -Eq 'fifo|pipe' "/proc/$reader/wchan" 2>/dev/null && break
+	sleep 0.1
+done
+aifs --json stats -i 5 /mnt/a >"$after" &
+stats=$!
+in_interval()
+{
+	grep -q nanosleep "/proc/$stats/wchan" 2>/dev/null
+}
+for _ in $(seq 300); do
+	in_interval && break
+	! dead $stats || break
+	sleep 0.1
+done
+in_interval || fail "aifs stats -i 5 does not sleep in its interval"
+echo go >"$go"
+wait "$reader" || fail "the read in the interval"
+in_interval || fail "the read outlasted the interval of aifs stats -i 5"
+wait "$stats" || fail "aifs stats -i"
+rm -f "$go"
+jq -e '.mounts[0] | .interval_s >= 4.9 and .interval_s < 8' "$after" \
+	>/dev/null || fail "interval of -i 5: $(jq .mounts[0].interval_s "$after")"
 assert_eq "$(jq .mounts[0].counters.read_bytes "$after")" $((12 << 20)) \
 	"bytes read over the interval"
 assert_eq "$(jq .mounts[0].page_cache_hit_ratio "$after")" 1 \

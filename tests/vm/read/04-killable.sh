@@ -26,7 +26,10 @@ dir=$(ls -d /sys/fs/aifs/aifs-*)
 echo 4 >"$dir/read_ahead_kb"
 dd if=/mnt/a/small of=/dev/null bs=4k status=none &
 readers+=($!)
-sleep 3
+# each waits for folios that only the stopped servers can fill
+for pid in "${readers[@]}"; do
+	wait_blocked_in_aifs "$pid" folio_wait
+done
 expect_killable "${readers[@]}"
 wait "${readers[@]}" 2>/dev/null || true
 

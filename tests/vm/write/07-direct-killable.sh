@@ -27,7 +27,10 @@ tasks+=($!)
 dd if="$src/big" of=/mnt/a/new1 oflag=direct conv=notrunc bs=5000 \
 	count=1 status=none &
 tasks+=($!)
-sleep 3
+# each waits for its pieces, which wait on the stopped servers
+for pid in "${tasks[@]}"; do
+	wait_blocked_in_aifs "$pid" aifs_dio_run
+done
 expect_killable "${tasks[@]}"
 wait "${tasks[@]}" 2>/dev/null || true
 

@@ -19,22 +19,21 @@ freeze_data_servers
 # pieces [1, 4), [4, 8) and [8, 9) MiB
 fallocate -p -o $((MiB)) -l $((8 * MiB)) /mnt/a/f &
 punch=$!
-sleep 3
+# it waits for the zeros, which wait on the stopped servers
+wait_blocked_in_aifs $punch aifs_punch_range
 expect_killable $punch
 
 # a write into the range waits for the zeros, and dies of SIGKILL too
 dd if="$src/w" of=/mnt/a/f bs=4096 seek=$((MiB / 4096 + 10)) conv=notrunc \
 	status=none &
 writer=$!
-sleep 2
-! dead $writer || fail "a write did not wait for the zeros on their way"
+wait_blocked_in_aifs $writer aifs_punch_wait
 expect_killable $writer
 
 dd if="$src/w" of=/mnt/a/f bs=4096 seek=$((2 * MiB / 4096)) conv=notrunc \
 	status=none &
 writer=$!
-sleep 2
-! dead $writer || fail "a write did not wait for the zeros on their way"
+wait_blocked_in_aifs $writer aifs_punch_wait
 thaw_data_servers
 wait $writer || fail "the write after the killed punch"
 
