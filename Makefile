@@ -78,7 +78,7 @@ deps-demo:
 	@scripts/deps.sh demo
 
 # Every layer runs even when an earlier one fails; the summary judges.
-# The host layers run beside the guests (scripts/run-suite).
+# The servers layer runs beside the guests (scripts/run-suite).
 # The build uses every CPU (make test is one command, not a -j of its own).
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 test: deps
