@@ -30,14 +30,19 @@ echo "public_address = 127.0.0.1" >>"$vdir/server.conf"
 run_server aifs-ds "$vdir"
 
 mds="-s $MDS_DIR/secret -m $AIFS_ADDR:7400"
-up_count()	# N: wait until N data servers are up
+# up_count N WHY: wait until N data servers are up, for 300 s of wall-clock
+# time, not turns of the loop: 300 turns of aifs-put and a 0.1 s sleep
+# ran out on a loaded host (stress-ng and three other guests beside)
+up_count()
 {
-	local i
-	for i in $(seq 300); do
-		[ "$(aifs-put $mds -M)" = "$1" ] && return 0
+	local end=$((SECONDS + 300))
+	until [ "$(aifs-put $mds -M)" = "$1" ]; do
+		if [ "$SECONDS" -ge "$end" ]; then
+			aifs -s "$MDS_DIR/secret" status "$AIFS_ADDR:7400" >&2 || true
+			fail "not $1 data servers up after 300 s ($2)"
+		fi
 		sleep 0.1
 	done
-	fail "not $1 data servers up"
 }
 
 # proxy MODE: the hostile proxy in front of the victim; sets PROXY_PID
@@ -49,19 +54,19 @@ proxy()
 }
 
 # back after more than the grace, the victim catches up first (SYNCING)
-up_count 3
+up_count 3 "the victim back"
 
 # r1's only copy on the victim: the others are down while it is put
 others=()
 for i in 1 2 3; do [ "$i" = "$victim" ] || others+=("${DS_PIDS[i]}"); done
 kill -STOP "${others[@]}"
-up_count 1
+up_count 1 "the others stopped"
 proxy none	# a proxy that spoils nothing
 put_file "$src/r1" /r1 1
 # counted out while stopped, the others catch up before they serve
 # (SYNCING), from the victim too: through the proxy, which spoils nothing
 kill -CONT "${others[@]}"
-up_count 3
+up_count 3 "the others caught up"
 kill "$PROXY_PID"
 wait "$PROXY_PID" 2>/dev/null || true
 
