@@ -62,6 +62,7 @@ static void db_check(int rc, const char *what)
 {
 	if (rc) {
 		printf("FAIL lmdb: %s: %s\n", what, mdb_strerror(rc));
+		test_failures++;
 		exit(1);
 	}
 }

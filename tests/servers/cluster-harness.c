@@ -24,6 +24,7 @@ static int cluster_metrics_port;
 static void cluster_die(const char *what)
 {
 	printf("FAIL: %s\n", what);
+	test_failures++;
 	exit(1);
 }
 

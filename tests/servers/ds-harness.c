@@ -22,6 +22,7 @@ static const char *ds_fs_uuid = DS_TEST_FS_UUID;
 static void ds_die(const char *what)
 {
 	printf("FAIL: %s\n", what);
+	test_failures++;
 	exit(1);
 }
 

@@ -61,8 +61,9 @@ static void test_cleanup(void)
 			waitpid(running[i], NULL, 0);
 		}
 	}
-	if (getenv("AIFS_KEEP_TEST_DIRS")) {
-		printf("kept %s\n", test_dir);
+	/* a failure is read from its servers' logs, not run again */
+	if (test_failures || getenv("AIFS_KEEP_TEST_DIRS")) {
+		printf("kept %s (the servers' logs are there)\n", test_dir);
 		return;
 	}
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", test_dir);

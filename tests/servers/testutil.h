@@ -5,8 +5,9 @@
  * the test: PR_SET_PDEATHSIG) and stopped, the shared secret, and CHECK().
  *
  * AIFS_SERVER_WRAPPER (e.g. "valgrind --error-exitcode=99") runs the server
- * under that command; AIFS_BUILD is the build directory (default "build");
- * AIFS_KEEP_TEST_DIRS keeps the directory when the test exits.
+ * under that command; AIFS_BUILD is the build directory (default "build").
+ * The directory is kept when the test failed (its servers' logs are
+ * there), and when AIFS_KEEP_TEST_DIRS is set.
  */
 #ifndef AIFS_TESTUTIL_H
 #define AIFS_TESTUTIL_H
