@@ -117,10 +117,11 @@ static int ds_mds_call(struct ds_mds_link *l, u16 opcode, const void *req,
 
 	err = aifs_msg_encode(opcode, false, buf, sizeof(buf), req, req_size,
 			      NULL);
-	if (err < 0)
+	if (err < 0) {
+		*reply = (struct aifs_reply){ 0 };
 		return err;
+	}
 	iov.iov_len = err;
-	*reply = (struct aifs_reply){ 0 };
 	err = aifs_call(l->conn, opcode, &iov, 1, reply, DS_MDS_CALL_MS);
 	if (!err && reply->status)
 		err = -(int)reply->status;

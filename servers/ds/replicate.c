@@ -261,7 +261,7 @@ static void ds_link_done(struct ds *ds, u32 id, struct ds_link *link,
 /*
  * One call to peer @id, bounded by replica_timeout_ms: 0 with a reply, or
  * a negative errno when none came (unknown peer -ENXIO, dead -EHOSTDOWN,
- * or what the connection said).
+ * or what the connection said; @reply is empty then, as aifs_call()'s).
  */
 int ds_peer_call(struct ds *ds, u32 id, u16 opcode, const struct iovec *iov,
 		 int iovcnt, struct aifs_reply *reply)
@@ -270,6 +270,7 @@ int ds_peer_call(struct ds *ds, u32 id, u16 opcode, const struct iovec *iov,
 	struct ds_link *link;
 	int err;
 
+	*reply = (struct aifs_reply){ 0 };
 	do {
 		err = ds_link_get(ds, id, &link, &cached);
 		if (err)

@@ -226,6 +226,7 @@ int aifs_call(struct aifs_conn *conn, u16 opcode, const struct iovec *iov,
 	struct aifs_pending p = { 0 };
 	int err;
 
+	*reply = (struct aifs_reply){ 0 };
 	pthread_cond_init(&p.cond, &conn->condattr);
 	pthread_mutex_lock(&conn->lock);
 	err = conn->broken;

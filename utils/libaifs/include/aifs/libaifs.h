@@ -154,7 +154,8 @@ int aifs_connect(const struct aifs_connect_opts *opts, struct aifs_conn **connp)
  * and wait up to @timeout_ms (negative: forever) for its reply.  Returns 0
  * when a reply arrived (its status in @reply->status), or a negative errno
  * when none did: -ETIMEDOUT, or the error that broke the connection (which
- * then fails every later call; reconnect).
+ * then fails every later call; reconnect).  @reply is emptied first, so
+ * that aifs_reply_free() is right after a failure too.
  */
 int aifs_call(struct aifs_conn *conn, u16 opcode, const struct iovec *iov,
 	      int iovcnt, struct aifs_reply *reply, int timeout_ms);
