@@ -272,6 +272,7 @@ void ds_resync_request(struct ds *ds, const struct aifs_chunk_id *id,
 void ds_resync_counts(struct ds *ds, u64 *resynced, u64 *failed);
 u64 ds_resync_queued(struct ds *ds);
 void ds_resync_wait(struct ds *ds, const struct aifs_chunk_id *id);
+bool ds_resync_pulling(struct ds *ds, u64 ino);
 
 /* sync.c */
 int ds_catchup_init(struct ds *ds);

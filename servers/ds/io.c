@@ -617,8 +617,11 @@ static int ds_truncate_chunk(struct aifs_request *req, const void *arg)
  * Where truncation @fence of @ino stands here: 1 done already (a retry
  * of the MDS's queue, which must not cut what was written since), 0 next
  * to do, -EAGAIN while an earlier one has not come yet (truncations of a
- * file are applied in order, each once).  Takes the inode's fence lock
- * into @lock, for the caller to let go once done.
+ * file are applied in order, each once) or while a chunk of the file is
+ * pulled from a peer (ds_resync_pulling(): the pull ends with the peer's
+ * count of truncations, which says whether the cut is in what it took).
+ * Takes the inode's fence lock into @lock, for the caller to let go once
+ * done.
  */
 static int ds_fence_check(struct ds *ds, u64 ino, u32 fence,
 			  struct ds_lock *lock, struct ds_inode_rec *rec)
@@ -631,7 +634,9 @@ static int ds_fence_check(struct ds *ds, u64 ino, u32 fence,
 		return err;
 	if (rec->fence >= fence)
 		return 1;
-	return rec->fence == fence - 1 ? 0 : -EAGAIN;
+	if (rec->fence != fence - 1 || ds_resync_pulling(ds, ino))
+		return -EAGAIN;
+	return 0;
 }
 
 typedef int ds_fenced_fn(struct aifs_request *req, const void *arg);

@@ -290,6 +290,22 @@ static int ds_resync_read(struct ds *ds, const struct ds_resync_job *job,
 	return err;
 }
 
+/* The ds.resync.pause fail point: false when the server stops meanwhile. */
+static bool ds_resync_fail_pause(struct ds *ds)
+{
+	struct ds_resync *rs = ds->resync;
+	bool go_on;
+	u32 ms;
+
+	if (!aifs_fail(AIFS_FAIL_DS_RESYNC_PAUSE, 0, &ms))
+		return true;
+	pthread_mutex_lock(&rs->lock);
+	go_on = ds_sleep_until(&rs->lock, &rs->wake, &rs->stop,
+			       aifs_now_ms() + (ms ? ms : 1000));
+	pthread_mutex_unlock(&rs->lock);
+	return go_on;
+}
+
 /* One pass over the peer's copy: -EAGAIN if it changed under us. */
 static int ds_resync_pass(struct ds *ds, const struct ds_resync_job *job,
 			  u32 peer)
@@ -319,6 +335,8 @@ static int ds_resync_pass(struct ds *ds, const struct ds_resync_job *job,
 			err = -ESHUTDOWN;
 		piece.offset += data.len;
 	} while (!err && data.len && piece.offset < end.length);
+	if (!err && !ds_resync_fail_pause(ds))
+		err = -ESHUTDOWN;
 	return err ? err : ds_resync_step(ds, job, ds_resync_finish, &end);
 }
 
@@ -419,6 +437,26 @@ int ds_resync_start(struct ds *ds)
 		free(rs);
 	}
 	return err;
+}
+
+/*
+ * Whether a chunk of inode @ino is queued or being pulled.  Its copy
+ * here is then neither the old one nor the peer's yet: a truncation must
+ * wait (ds_fenced()), since a cut between the pull's writes and its end
+ * would remove pulled bytes the end then stamps with the peer's version.
+ */
+bool ds_resync_pulling(struct ds *ds, u64 ino)
+{
+	struct ds_resync *rs = ds->resync;
+	struct ds_resync_job *job;
+	bool pulling;
+
+	pthread_mutex_lock(&rs->lock);
+	pulling = rs->running && le64_to_cpu(rs->running->id.ino) == ino;
+	for (job = rs->head; job && !pulling; job = job->next)
+		pulling = le64_to_cpu(job->id.ino) == ino;
+	pthread_mutex_unlock(&rs->lock);
+	return pulling;
 }
 
 /* Wait until no resync of @id is queued or running (or the thread stops). */

@@ -46,17 +46,9 @@ static bool relaid(void *arg)
 static bool told_retired(void *arg)
 {
 	const struct ds_proc *p = arg;
-	char path[128], line[256];
-	bool told = false;
-	FILE *log;
 
-	snprintf(path, sizeof(path), "%s/server.log", p->srv.dir);
-	log = fopen(path, "r");
-	while (log && !told && fgets(line, sizeof(line), log))
-		told = strstr(line, "the MDS holds this server RETIRED:");
-	if (log)
-		fclose(log);
-	return told;
+	return test_server_logged(&p->srv,
+				  "the MDS holds this server RETIRED:");
 }
 
 /* Chunk @index on @p into @got, once it serves it: its version. */

@@ -51,13 +51,14 @@ static u32 chunk_get(struct ds_proc *p, u64 ino, u32 index, char *buf)
 	return err ? 0 : len;
 }
 
-/* Two whole chunks of @ino on both copies, and the file's size. */
-static u64 file_of_two_chunks(struct aifs_layout *l, char *old)
+/* File @name (new) of two whole chunks on both copies, and its size. */
+static u64 file_of_two_chunks(const char *name, struct aifs_layout *l,
+			      char *old)
 {
 	struct aifs_setattr sa = { .valid = AIFS_SETATTR_SIZE };
 	struct aifs_attr attr;
 
-	sa.ino = cluster_create("cut", l);
+	sa.ino = cluster_create(name, l);
 	CHECK(le16_to_cpu(l->target_count) == 2, "%u targets",
 	      le16_to_cpu(l->target_count));
 	CHECK(!cluster_write_chunks(l, sa.ino, 2), "writes");
@@ -131,7 +132,7 @@ static void check_slow_replica(char *old, char *buf)
 	pthread_t thread;
 	u64 ino, answered;
 
-	ino = file_of_two_chunks(&l, old);
+	ino = file_of_two_chunks("slow", &l, old);
 	replica.p = cluster_proc(le32_to_cpu(l.targets[1]));
 	kill(replica.p->srv.pid, SIGSTOP);
 	CHECK(!pthread_create(&thread, NULL, resume_later, &replica), "thread");
@@ -188,6 +189,87 @@ static void check_size_flags(char *old, char *buf)
 		     buf);
 }
 
+/* Truncation @fence of @ino to CUT on @p, as the MDS's queue sends it. */
+static int cut_on(struct ds_proc *p, u64 ino, u32 fence,
+		  struct aifs_chunk_rep *rep)
+{
+	struct aifs_chunk_id id;
+
+	if (!p->conn)
+		ds_connect(p);
+	ds_chunk_id(&id, ino, 0);
+	return aifs_chunk_truncate(p->conn, &id, CUT, fence, rep);
+}
+
+/* Has @arg's server paused a pull (ds.resync.pause)?  A cluster_wait() cond. */
+static bool pull_paused(void *arg)
+{
+	const struct ds_proc *p = arg;
+
+	return test_server_logged(&p->srv, "fail point ds.resync.pause fired");
+}
+
+/*
+ * A cut that comes while the copy it is for is pulled from its peer.  The
+ * replica, away, missed truncation 1 of a file (made on the primary by
+ * the test, as the MDS's queue would: the cut, then the delete that
+ * records it), then a write past the cut.  Back, it pulls chunk 0 from the
+ * primary and pauses once the pulled bytes are written (ds.resync.pause):
+ * the late cut comes then.  It must wait (EAGAIN) rather than cut the
+ * pulled bytes, and once the pull ends it finds itself done there.
+ */
+static void check_cut_while_pulled(char *old, char *new, char *buf)
+{
+	struct ds_proc *primary, *replica;
+	struct cluster_state state;
+	struct aifs_chunk_rep rep = { 0 };
+	struct aifs_chunk_id id;
+	struct aifs_layout l;
+	u32 replica_id;
+	u64 ino;
+	int err;
+
+	ino = file_of_two_chunks("pulled", &l, old);
+	primary = cluster_proc(le32_to_cpu(l.targets[0]));
+	replica_id = le32_to_cpu(l.targets[1]);
+	replica = cluster_proc(replica_id);
+	ds_stop(replica, SIGKILL);
+	state = (struct cluster_state){ replica, AIFS_DS_OFFLINE };
+	CHECK(cluster_wait(cluster_in_state, &state, 2 * WAIT_MS),
+	      "the killed replica is not counted out");
+	CHECK(!cut_on(primary, ino, 1, &rep), "the cut on the primary");
+	ds_chunk_id(&id, ino, 1);
+	CHECK(!aifs_chunk_delete(primary->conn, &id, AIFS_DELETE_FROM, 1),
+	      "the delete on the primary");
+	CHECK(!ds_write(primary, ino, 0, CUT, new, NEW_LEN, &replica_id, 1,
+			NULL), "write at the new size");
+
+	setenv("AIFS_FAIL", "ds.resync.pause:value=10000", 1);
+	ds_start(replica);
+	unsetenv("AIFS_FAIL");
+	CHECK(cluster_wait(pull_paused, replica, WAIT_MS),
+	      "the returning replica never pulled chunk 0");
+	rep = (struct aifs_chunk_rep){ 0 };
+	err = cut_on(replica, ino, 1, &rep);
+	CHECK(err == -EAGAIN,
+	      "a cut during the pull: %s, not EAGAIN (version %llu, length %u)",
+	      strerror(-err), (unsigned long long)le64_to_cpu(rep.version),
+	      le32_to_cpu(rep.length));
+	state.state = AIFS_DS_UP;
+	CHECK(cluster_wait(cluster_in_state, &state, 2 * WAIT_MS),
+	      "the returning replica did not catch up");
+	rep = (struct aifs_chunk_rep){ 0 };
+	CHECK(!cut_on(replica, ino, 1, &rep) && !rep.version,
+	      "the cut again after the pull: applied (version %llu)",
+	      (unsigned long long)le64_to_cpu(rep.version));
+	check_chunk0(primary, "cut during a pull: the primary", ino, old, new,
+		     buf);
+	check_chunk0(replica, "cut during a pull: the replica", ino, old, new,
+		     buf);
+	CHECK(aifs_unlink(cluster_conn, &cluster_cred, AIFS_ROOT_INO, "pulled",
+			  &(struct aifs_entry_rep){ 0 }) == 0, "unlink");
+}
+
 /* Is every job of the MDS's chunk queue done on every copy? */
 static bool chunk_queue_empty(void *arg)
 {
@@ -211,9 +293,12 @@ int main(void)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	/* heartbeats may be late for the stopped replica: not offline */
 	cluster_setup(2, 3 * SLOW_MS, "default_replicas = 2\n");
+	ds_fill(new, NEW_LEN, 4242);
+	/* first: the only pull of the returning replica is the one paused */
+	check_cut_while_pulled(old, new, buf);
 
 	/* Both copies up: cut before SETATTR answers, no waiting. */
-	ino = file_of_two_chunks(&l, old);
+	ino = file_of_two_chunks("cut", &l, old);
 	primary = cluster_proc(le32_to_cpu(l.targets[0]));
 	replica_id = le32_to_cpu(l.targets[1]);
 	replica = cluster_proc(replica_id);
@@ -226,7 +311,7 @@ int main(void)
 	/* The replica down: the job waits for it, then comes late. */
 	CHECK(aifs_unlink(cluster_conn, &cluster_cred, AIFS_ROOT_INO, "cut",
 			  &(struct aifs_entry_rep){ 0 }) == 0, "unlink");
-	ino = file_of_two_chunks(&l, old);
+	ino = file_of_two_chunks("cut", &l, old);
 	primary = cluster_proc(le32_to_cpu(l.targets[0]));
 	replica_id = le32_to_cpu(l.targets[1]);
 	replica = cluster_proc(replica_id);

@@ -216,6 +216,21 @@ int test_server_spawn(struct test_server *srv, int timeout_ms)
 	return -EIO;
 }
 
+bool test_server_logged(const struct test_server *srv, const char *words)
+{
+	char path[128], line[512];
+	bool found = false;
+	FILE *log;
+
+	snprintf(path, sizeof(path), "%s/server.log", srv->dir);
+	log = fopen(path, "r");
+	while (log && !found && fgets(line, sizeof(line), log))
+		found = strstr(line, words);
+	if (log)
+		fclose(log);
+	return found;
+}
+
 int test_server_signal(struct test_server *srv, int sig, int timeout_ms)
 {
 	int status, ms;

@@ -83,6 +83,9 @@ void test_server_write_config(const struct test_server *srv,
  */
 int test_server_spawn(struct test_server *srv, int timeout_ms);
 
+/* Whether a line of @srv's log (since its start) has @words in it. */
+bool test_server_logged(const struct test_server *srv, const char *words);
+
 /*
  * Send @sig to @srv and wait up to @timeout_ms for it to end (then kill
  * it).  Its exit status, 128 + the signal that ended it, or -1 when it

@@ -43,6 +43,11 @@ enum aifs_fail_point {
 	 * layout, before it fenced the group and had the new member catch up.
 	 */
 	AIFS_FAIL_MDS_REBUILD_CRASH,
+	/*
+	 * aifs-ds: a pull from a peer waits value ms (1000) once the peer's
+	 * bytes are written here, before the copy is made whole.
+	 */
+	AIFS_FAIL_DS_RESYNC_PAUSE,
 	AIFS_FAIL_NR_POINTS
 };
 
