@@ -633,10 +633,10 @@ slab_callers()
 # sock_inode_cache.  A cache that grew steadily is counted again after a
 # minute of rest, and must still have grown by half an object per cycle
 # (the log says so when the rest cleared it).  Nor vmap_area: a freed
-# vmalloc area (a kernel
-# thread's stack, a kvmalloc buffer) keeps its vmap_area until the kernel
-# purges them all at once, lazily, once they span tens of MiB (module/04
-# grew it by 3.4 per mount over 152 mounts without a purge).
+# vmalloc area (a kernel thread's stack, a kvmalloc buffer) keeps its
+# vmap_area until the kernel purges them all at once, lazily, once they
+# span tens of MiB (module/04 grew it by 3.4 per mount over 152 mounts
+# without a purge).
 expect_no_slab_leak()
 {
 	local n=${2:-9} windows=${3:-4} dir w leaks cache counting=0 t
