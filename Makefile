@@ -5,6 +5,7 @@
 #   make deps-demo    and those of make demo and make bench (PyTorch, matplotlib)
 #   make test         unit, server, VM and fault tests; ends "N passed, N failed"
 #   make test-unit | test-servers | test-vm | test-faults   one layer
+#   make test-servers-asan   the servers layer on AddressSanitizer builds
 #   make test-long    aifs-fsx, 200,000 ops per mode, on the host and on aifs
 #                     in the VM (Documentation/testing-tools.md); the
 #                     replica kill test on 1 GiB files
@@ -43,8 +44,9 @@ include servers/build.mk
 include bench/build.mk
 include tests/build.mk
 
-.PHONY: all kmod user fuzz test-kmods deps deps-demo test test-unit test-servers test-vm \
-	test-faults test-long bench demo install clean vm-shell check-kernel-headers
+.PHONY: all kmod user fuzz asan test-kmods deps deps-demo test test-unit test-servers \
+	test-servers-asan test-vm test-faults test-long bench demo install clean vm-shell \
+	check-kernel-headers
 
 all: kmod user
 
@@ -63,6 +65,14 @@ test-kmods: check-kernel-headers
 user: $(USER_PROGS) $(UNIT_TESTS)
 
 fuzz: $(FUZZ_PROGS)
+
+# The userspace parts and the server tests again with AddressSanitizer, in
+# build/asan, for the servers layer's second run (scripts/run-tests
+# servers-asan): a use after free or a bad free in a server fails a test
+# even when the test would not notice the server's death.
+asan:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan \
+		CFLAGS="-fsanitize=address -fno-omit-frame-pointer" user
 
 # Objects of userspace sources, mirrored under build/obj.
 $(BUILD)/obj/%.o: %.c
@@ -83,7 +93,7 @@ deps-demo:
 NPROC := $(shell nproc 2>/dev/null || echo 1)
 test: deps
 	@mkdir -p $(BUILD); rm -f $(RESULTS)
-	@if $(MAKE) --no-print-directory -j$(NPROC) all test-kmods fuzz >$(BUILD)/build.log 2>&1; then \
+	@if $(MAKE) --no-print-directory -j$(NPROC) all test-kmods fuzz asan >$(BUILD)/build.log 2>&1; then \
 		echo "PASS: build" | tee -a $(RESULTS); \
 		AIFS_RESULTS=$(RESULTS) scripts/run-suite; \
 	else \
@@ -97,6 +107,9 @@ test-unit: all fuzz
 
 test-servers: all
 	@scripts/run-tests servers
+
+test-servers-asan: all asan
+	@scripts/run-tests servers-asan
 
 test-vm: all test-kmods
 	@scripts/run-tests vm

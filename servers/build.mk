@@ -103,10 +103,9 @@ $(SERVER_TEST_DIR)/ds-ec: $(BUILD)/obj/tests/servers/ds-ec.o $(DS_HARNESS) \
 	$(CC) $(USER_CFLAGS) -o $@ $^ $(LIBAIFS_LIBS) -lJerasure -lgf_complete
 
 # The MDS's tests: build/tests/servers/mds-*, run by scripts/run-tests.
-USER_PROGS += $(SERVER_TEST_DIR)/mds-ops $(SERVER_TEST_DIR)/mds-crash \
-	$(SERVER_TEST_DIR)/mds-close $(SERVER_TEST_DIR)/mds-dsid \
-	$(SERVER_TEST_DIR)/mds-opens $(SERVER_TEST_DIR)/mds-acl
-.SECONDARY: $(MDS_HARNESS)
+MDS_TESTS := ops crash close dsid opens acl
+USER_PROGS += $(MDS_TESTS:%=$(SERVER_TEST_DIR)/mds-%)
+.SECONDARY: $(MDS_HARNESS) $(MDS_TESTS:%=$(BUILD)/obj/tests/servers/mds_%.o)
 
 $(SERVER_TEST_DIR)/mds-%: $(BUILD)/obj/tests/servers/mds_%.o $(MDS_HARNESS) \
 		$(LIBAIFS) $(LIBPROTO)
