@@ -75,15 +75,31 @@ static void *crossing_writer(void *arg)
 }
 
 /*
+ * Did a primary give up waiting for a replica that is alive (its forward
+ * timed out: "skipped, it resyncs when back")?  The state a write that
+ * waited for nothing never reaches, however slow the machine.
+ */
+static void no_replica_timed_out(const char *when)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		CHECK(!test_server_logged(&ds_procs[i].srv,
+					  "skipped, it resyncs when back"),
+		      "%s: ds %d gave up on a live replica (see %s)", when,
+		      ds_procs[i].id, ds_procs[i].srv.dir);
+}
+
+/*
  * Two primaries of one chunk at once, each forwarding to the other (two
- * clients, one failed over): neither waits for the other for ever.
+ * clients, one failed over): neither waits for the other for ever, nor
+ * until its forward times out.
  */
 static void crossing_primaries(struct ds_proc *p, u32 pid, struct ds_proc *r,
 			       u32 rid, u64 ino)
 {
 	struct crossing a = { p, rid, ino, 0 }, b = { r, pid, ino, 0 };
 	pthread_t ta, tb;
-	u64 start = aifs_now_ms();
 
 	CHECK(!pthread_create(&ta, NULL, crossing_writer, &a) &&
 	      !pthread_create(&tb, NULL, crossing_writer, &b), "threads");
@@ -91,8 +107,7 @@ static void crossing_primaries(struct ds_proc *p, u32 pid, struct ds_proc *r,
 	pthread_join(tb, NULL);
 	CHECK(!a.failed && !b.failed, "crossing writes failed: %d and %d",
 	      a.failed, b.failed);
-	CHECK(aifs_now_ms() - start < 20000, "crossing writes took %llu ms",
-	      (unsigned long long)(aifs_now_ms() - start));
+	no_replica_timed_out("crossing writes");
 }
 
 /* Chunk @index on @p, retried while @p does not serve yet: its version. */
@@ -278,7 +293,7 @@ int main(void)
 	struct aifs_layout l;
 	struct ds_proc *p, *r;
 	u32 pid, rid, i, a[16], b[16];
-	u64 ino, start;
+	u64 ino;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	cluster_setup(3, CLUSTER_GRACE_MS, "default_replicas = 2\n");
@@ -289,10 +304,8 @@ int main(void)
 	r = cluster_proc(rid);
 	put(p, rid, ino, 0, 1);
 	/* the replica as primary, as a client failing over: both get it */
-	start = aifs_now_ms();
 	put(r, pid, ino, 1, 2);
-	CHECK(aifs_now_ms() - start < 2000, "a write through the second member took %llu ms",
-	      (unsigned long long)(aifs_now_ms() - start));
+	no_replica_timed_out("a write through the second member");
 	get(p, ino, 1);
 	get(r, ino, 1);
 	crossing_primaries(p, pid, r, rid, ino);
