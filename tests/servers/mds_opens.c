@@ -4,6 +4,15 @@
  * that a client holds open keeps its inode across the client's
  * reconnection, and goes when the client stays away past open_grace_ms;
  * a client without a uuid loses its opens with its session.
+ *
+ * The sleeps here are windows in which something must NOT happen (an
+ * orphan freed while its client is back or still has a session): a
+ * loaded machine only makes them longer in effect, never lets a freed
+ * orphan pass for a kept one.  What must happen is waited for
+ * (freed_within()).  The MDS shows no session count, so "let the server
+ * see it go" cannot wait on state: on a slow machine that check may run
+ * before the server saw the close, and then proves less, never fails
+ * wrongly.
  */
 #include <signal.h>
 #include <stdio.h>
