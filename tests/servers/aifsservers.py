@@ -3,6 +3,7 @@
 directory with its config, secret and log, on loopback, with its metrics
 served on a free port (metrics_port).  Python standard library only."""
 import os
+import random
 import re
 import socket
 import subprocess
@@ -21,10 +22,20 @@ def skip(reason):
 
 
 def free_port():
-    """A TCP port nobody listens on now (the kernel's pick for port 0)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A TCP port of loopback free now, as testutil.c's test_free_port():
+    below the kernel's ephemeral range (no connection made before the
+    server starts is given it), at random (tests at once seldom collide)."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        low = int(f.read().split()[0])
+    for _ in range(100):
+        port = random.randrange(10000, low)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port below %d" % low)
 
 
 class ClusterNode(ServerProcess):

@@ -142,29 +142,6 @@ bool cluster_up_count(void *arg)
 	return up == *(int *)arg;
 }
 
-/*
- * A port of loopback free now, for the MDS's metrics (which cannot be
- * asked for port 0 and say which they got): the kernel's choice of an
- * ephemeral port, given back at once.
- */
-static int cluster_free_port(void)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-	socklen_t len = sizeof(sin);
-	int fd, port = 0;
-
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&sin, sizeof(sin)) &&
-	    !getsockname(fd, (struct sockaddr *)&sin, &len))
-		port = ntohs(sin.sin_port);
-	if (fd >= 0)
-		close(fd);
-	if (!port)
-		cluster_die("no free port for the MDS's metrics");
-	return port;
-}
-
 void cluster_setup(int n, int grace_ms, const char *mds_conf)
 {
 	char conf[1024], uuid[37];
@@ -172,7 +149,9 @@ void cluster_setup(int n, int grace_ms, const char *mds_conf)
 	int i;
 
 	atexit(cluster_cleanup);
-	cluster_metrics_port = cluster_free_port();
+	cluster_metrics_port = test_free_port();
+	if (!cluster_metrics_port)
+		cluster_die("no free port for the MDS's metrics");
 	snprintf(conf, sizeof(conf),
 		 "default_chunk_kib = %u\nheartbeat_ms = 100\n"
 		 "heartbeat_grace_ms = %d\nmetrics_address = 127.0.0.1\n"

@@ -3,10 +3,8 @@
  * The shared part of the aifs-ds tests (see ds-harness.h).
  */
 #include <glob.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "ds-harness.h"
@@ -29,16 +27,11 @@ static void ds_die(const char *what)
 /* A port free right now (the servers need each other's before starting). */
 static void ds_free_port(char *port, size_t size)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET,
-				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sin);
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	int free = test_free_port();
 
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) ||
-	    getsockname(fd, (struct sockaddr *)&sin, &len))
+	if (!free)
 		ds_die("no free port");
-	snprintf(port, size, "%u", ntohs(sin.sin_port));
-	close(fd);
+	snprintf(port, size, "%d", free);
 }
 
 static void ds_disconnect_all(void)

@@ -2,6 +2,7 @@
 /*
  * The shared pieces of the C tests of tests/servers (testutil.h).
  */
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -41,6 +42,38 @@ void test_write_file(const char *name, const char *text, mode_t mode)
 
 	snprintf(path, sizeof(path), "%s/%s", test_dir, name);
 	write_path(path, text, mode);
+}
+
+int test_free_port(void)
+{
+	static unsigned int seed;
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int low = 0, fd, port, tries;
+	bool free;
+	FILE *f;
+
+	f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+	if (!f || fscanf(f, "%d", &low) != 1)
+		low = 32768;
+	if (f)
+		fclose(f);
+	if (low <= TEST_PORT_MIN + 1000)
+		return 0;
+	if (!seed)
+		seed = (unsigned int)getpid() ^ (unsigned int)time(NULL);
+	for (tries = 0; tries < 100; tries++) {
+		port = TEST_PORT_MIN + rand_r(&seed) % (low - TEST_PORT_MIN);
+		sin.sin_port = htons(port);
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		free = fd >= 0 && !bind(fd, (struct sockaddr *)&sin,
+					sizeof(sin));
+		if (fd >= 0)
+			close(fd);
+		if (free)
+			return port;
+	}
+	return 0;
 }
 
 void test_sleep_ms(long ms)

@@ -83,6 +83,16 @@ void test_server_write_config(const struct test_server *srv,
  */
 int test_server_spawn(struct test_server *srv, int timeout_ms);
 
+/*
+ * A port of loopback free now (0: none), for a server that must be told
+ * its port before it starts (peers name each other; the metrics listener
+ * cannot be asked for port 0): below the kernel's ephemeral range, so
+ * that no connection made meanwhile is given it, and at random, so that
+ * tests running at once seldom pick the same one.
+ */
+#define TEST_PORT_MIN	10000
+int test_free_port(void);
+
 /* Whether a line of @srv's log (since its start) has @words in it. */
 bool test_server_logged(const struct test_server *srv, const char *words);
 
