@@ -101,6 +101,7 @@ static bool layout_moved(void *arg)
 static void rebuild_around(u32 f)
 {
 	struct ds_proc *p = cluster_proc(le32_to_cpu(group.members[f]));
+	struct cluster_state s = { p, AIFS_DS_OFFLINE };
 	struct aifs_layout l;
 	u32 gen, i;
 	int err;
@@ -108,8 +109,11 @@ static void rebuild_around(u32 f)
 	err = aifs_layout_get(cluster_conn, &cluster_cred, ino, &l);
 	gen = le32_to_cpu(l.generation);
 	ds_stop(p, SIGKILL);
+	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS),
+	      "fragment %u's server not counted out", f);
+	/* the rebuild is due REBUILD_S after the server was counted out */
 	CHECK(!err && cluster_wait(layout_moved, &gen,
-				   WAIT_MS + REBUILD_S * 1000),
+				   REBUILD_S * 1000 + WAIT_MS),
 	      "no rebuild of the file around fragment %u's server", f);
 	err = aifs_layout_get(cluster_conn, &cluster_cred, ino, &l);
 	for (i = 0; i < WIDTH; i++)
