@@ -415,6 +415,7 @@ void mds_recovery_metrics(struct mds *mds, FILE *out);
 /* ---- clustermap.c: data servers ---- */
 
 int mds_map_load(struct mds *mds);
+void mds_map_publish(struct mds *mds);
 void mds_map_destroy(struct mds *mds);
 int mds_map_pick(struct mds *mds, u32 *ids, unsigned int n,
 		 const u32 *except, unsigned int nr_except);
