@@ -6,6 +6,14 @@
  * copy in memory, under a mutex, serves MAP_GET, STATFS and placement.
  * Only the writer changes it, always database first, then the copy.
  *
+ * The copy runs ahead of the disk until the writer's batch commits: the
+ * writer and placement go by it, but MAP_GET sends the map as of the
+ * last commit (each entry's published info, the published epoch), which
+ * the writer brings up to date once the batch is durable.  A map that
+ * MAP_GET sent thus survives a crash, and an epoch never comes back with
+ * other contents: a data server, which fetches the map only when the
+ * epoch moves, would keep the lost one.
+ *
  * States: a server is UP after registering or a heartbeat, or DRAINING
  * when that asks for it (AIFS_DS_DRAIN: no new files are placed on it);
  * OFFLINE once silent for heartbeat_grace_ms (the writer looks between its
@@ -20,7 +28,8 @@
 #include "mds.h"
 
 struct mds_ds {
-	struct aifs_ds_info info;	/* as persisted and sent */
+	struct aifs_ds_info info;	/* the writer's, maybe uncommitted */
+	struct aifs_ds_info published;	/* as of the last commit: sent */
 	u64 last_seen;			/* aifs_now_ms() of the last word */
 	/*
 	 * SYNCING, or OFFLINE past the rebuild delay: the next inode
@@ -37,7 +46,9 @@ struct mds_map {
 	pthread_mutex_t lock;		/* protects everything below */
 	struct mds_ds *ds;
 	unsigned int nr, room;
-	u64 epoch;
+	unsigned int nr_published;	/* the first, as of the last commit */
+	u64 epoch;			/* published */
+	bool changed;			/* since it was published */
 	u64 rand_state;			/* placement's xorshift */
 };
 
@@ -84,6 +95,29 @@ static int map_add_rec(struct mds_map *map, const MDB_val *v)
 	return map_add(map, &rec.info, rec.offline_epoch);
 }
 
+/* The copy, as the writer left it, is on disk: send it.  Lock held. */
+static void map_publish(struct mds_map *map, u64 epoch)
+{
+	unsigned int i;
+
+	for (i = 0; i < map->nr; i++)
+		map->ds[i].published = map->ds[i].info;
+	map->nr_published = map->nr;
+	map->epoch = epoch;
+	map->changed = false;
+}
+
+/* Writer, once its batch is committed. */
+void mds_map_publish(struct mds *mds)
+{
+	struct mds_map *map = mds->map;
+
+	pthread_mutex_lock(&map->lock);
+	if (map->changed)
+		map_publish(map, mds->super.map_epoch);
+	pthread_mutex_unlock(&map->lock);
+}
+
 int mds_map_load(struct mds *mds)
 {
 	struct mds_map *map = calloc(1, sizeof(*map));
@@ -95,7 +129,6 @@ int mds_map_load(struct mds *mds)
 	if (!map)
 		return -ENOMEM;
 	pthread_mutex_init(&map->lock, NULL);
-	map->epoch = mds->super.map_epoch;
 	map->rand_state = aifs_now_ms() | 1;
 	mds->map = map;
 	err = mds_read_begin(mds, &t);
@@ -108,6 +141,7 @@ int mds_map_load(struct mds *mds)
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
 		err = map_add_rec(map, &v);
 	mdb_cursor_close(cur);
+	map_publish(map, mds->super.map_epoch);
 out:
 	mds_read_end(&t);
 	return err;
@@ -201,8 +235,9 @@ int mds_map_pick(struct mds *mds, u32 *ids, unsigned int n,
 }
 
 /*
- * Write @info (new or changed) to the database and then to the copy;
- * @bump: a change clients must learn of, under a new epoch.  Writer.
+ * Write @info (new or changed) to the database and then to the copy,
+ * published once the batch commits; @bump: a change clients must learn
+ * of, under a new epoch.  Writer.
  */
 static int map_store(struct mds_txn *t, struct aifs_ds_info *info, bool bump)
 {
@@ -251,7 +286,7 @@ static int map_store(struct mds_txn *t, struct aifs_ds_info *info, bool bump)
 	} else {
 		err = map_add(map, info, rec.offline_epoch);
 	}
-	map->epoch = t->mds->super.map_epoch;
+	map->changed = true;
 	pthread_mutex_unlock(&map->lock);
 	return err;
 }
@@ -700,16 +735,16 @@ static int map_get(struct mds_map *map, u64 epoch, struct aifs_request *req)
 
 	if (epoch == map->epoch) {
 		rep.flags = cpu_to_le32(AIFS_MAP_UNCHANGED);
-	} else if (map->nr) {
-		list = malloc(map->nr * sizeof(*list));
+	} else if (map->nr_published) {
+		list = malloc(map->nr_published * sizeof(*list));
 		if (!list)
 			return -ENOMEM;
-		for (i = 0; i < map->nr; i++)
-			list[i] = map->ds[i].info;
-		rep.count = cpu_to_le32(map->nr);
+		for (i = 0; i < map->nr_published; i++)
+			list[i] = map->ds[i].published;
+		rep.count = cpu_to_le32(map->nr_published);
 	}
 	err = mds_reply_data(req, &rep, sizeof(rep), list,
-			     list ? map->nr * sizeof(*list) : 0);
+			     list ? map->nr_published * sizeof(*list) : 0);
 	free(list);
 	return err;
 }

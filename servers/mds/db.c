@@ -8,12 +8,18 @@
  * (writer.c) owns it.  Readers run on the runtime's worker threads, so the
  * environment is opened with MDB_NOTLS: a read transaction's reader slot
  * belongs to the transaction, not to the thread.
+ *
+ * One aifs-mds writes a database: a flock on db_path/aifs-mds.lock, taken
+ * before anything else opens it and held for the life of the process.
  */
 #include <endian.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mds.h"
 
@@ -43,6 +49,7 @@ static const unsigned int mds_db_flags[MDS_NR_DBS] = {
 };
 
 #define MDS_SUPER_KEY	"super"
+#define MDS_LOCK_FILE	"aifs-mds.lock"
 
 s64 mds_now(void)
 {
@@ -245,11 +252,43 @@ static int db_load_super(struct mds *mds, MDB_txn *txn)
 }
 
 /*
+ * A second aifs-mds on the database would take the first one's open
+ * orphans for a crash's leftovers and free them, and both would write
+ * the cluster map: the one that takes this lock is the only one.  The
+ * kernel drops it when the process ends, however it ends.
+ */
+static int db_lock(struct mds *mds)
+{
+	char path[PATH_MAX + 16];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/" MDS_LOCK_FILE, mds->cfg->db_path);
+	mds->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (mds->lock_fd < 0) {
+		err = -errno;
+		aifs_err("%s: %s", path, strerror(-err));
+		return err;
+	}
+	if (!flock(mds->lock_fd, LOCK_EX | LOCK_NB))
+		return 0;
+	err = -errno;
+	if (err == -EWOULDBLOCK)
+		aifs_err("%s: another aifs-mds holds it: %s is in use",
+			 path, mds->cfg->db_path);
+	else
+		aifs_err("%s: %s", path, strerror(-err));
+	close(mds->lock_fd);
+	mds->lock_fd = -1;
+	return err;
+}
+
+/*
  * Open the database at db_path.  Without @create, a missing directory, a
  * directory without an LMDB file or a database of something else is an
  * error; the tables are opened once here, before any other transaction.
+ * With @exclusive (every use that writes), the lock is taken first.
  */
-int mds_db_open(struct mds *mds, bool create)
+int mds_db_open(struct mds *mds, bool create, bool exclusive)
 {
 	const struct mds_config *cfg = mds->cfg;
 	unsigned int flags = MDB_NOTLS;
@@ -258,6 +297,7 @@ int mds_db_open(struct mds *mds, bool create)
 	MDB_txn *txn;
 	int rc, err;
 
+	mds->lock_fd = -1;
 	snprintf(data_path, sizeof(data_path), "%s/data.mdb", cfg->db_path);
 	if (create && mkdir(cfg->db_path, 0700) && errno != EEXIST) {
 		aifs_err("%s: %s", cfg->db_path, strerror(errno));
@@ -268,6 +308,11 @@ int mds_db_open(struct mds *mds, bool create)
 			 "%s: no database (run aifs-mds --format first)",
 			 cfg->db_path);
 		return create ? -EEXIST : -ENOENT;
+	}
+	if (exclusive) {
+		err = db_lock(mds);
+		if (err)
+			return err;
 	}
 	rc = mdb_env_create(&mds->env);
 	if (!rc)
@@ -305,16 +350,19 @@ int mds_db_open(struct mds *mds, bool create)
 fail:
 	err = -EIO;
 fail_err:
-	mdb_env_close(mds->env);
-	mds->env = NULL;
+	mds_db_close(mds);
 	return err;
 }
 
+/* The lock goes last: nothing of the database is open without it. */
 void mds_db_close(struct mds *mds)
 {
 	if (mds->env)
 		mdb_env_close(mds->env);
 	mds->env = NULL;
+	if (mds->lock_fd >= 0)
+		close(mds->lock_fd);
+	mds->lock_fd = -1;
 }
 
 /* The root: a directory 0755 owned by root, holding the default layout. */

@@ -206,7 +206,9 @@ static int mds_main(void *data)
 	struct mds *mds = &start->mds;
 	int err;
 
-	err = mds_db_open(mds, start->mode == MDS_FORMAT);
+	/* --check only reads: it may run beside the aifs-mds serving */
+	err = mds_db_open(mds, start->mode == MDS_FORMAT,
+			  start->mode != MDS_CHECK);
 	if (err)
 		return EXIT_FAILURE;
 	switch (start->mode) {

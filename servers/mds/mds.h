@@ -75,6 +75,7 @@ struct mds_super {
 struct mds {
 	const struct mds_config *cfg;
 	MDB_env *env;
+	int lock_fd;			/* one aifs-mds per database (db.c) */
 	MDB_dbi dbi[MDS_NR_DBS];
 	struct mds_super super;		/* the writer's copy */
 	bool super_dirty;		/* to be written with the batch */
@@ -99,7 +100,7 @@ struct mds_txn {
 	bool changed;		/* something was written (mds_db_put/del) */
 };
 
-int mds_db_open(struct mds *mds, bool create);
+int mds_db_open(struct mds *mds, bool create, bool exclusive);
 void mds_db_close(struct mds *mds);
 int mds_db_format(struct mds *mds);
 int mds_db_errno(int rc);
@@ -414,6 +415,7 @@ void mds_recovery_metrics(struct mds *mds, FILE *out);
 /* ---- clustermap.c: data servers ---- */
 
 int mds_map_load(struct mds *mds);
+void mds_map_publish(struct mds *mds);
 void mds_map_destroy(struct mds *mds);
 int mds_map_pick(struct mds *mds, u32 *ids, unsigned int n,
 		 const u32 *except, unsigned int nr_except);

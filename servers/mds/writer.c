@@ -117,6 +117,16 @@ static void op_drop_reply(struct mds_op *op)
 	op->req->reply_len = 0;
 }
 
+/* The mds.apply.pause fail point: @op applied, its batch not committed. */
+static void writer_fail_pause(const struct mds_op *op)
+{
+	u32 ms;
+
+	if (aifs_fail(AIFS_FAIL_MDS_APPLY_PAUSE, op->req ? op->req->opcode : 0,
+		      &ms))
+		usleep((ms ? ms : 1000) * 1000ULL);
+}
+
 /* One op in a nested transaction of @batch. */
 static void writer_apply(struct mds_txn *batch, struct mds_op *op)
 {
@@ -146,7 +156,9 @@ out:
 	if (err) {
 		op->ret = err;
 		op_drop_reply(op);
+		return;
 	}
+	writer_fail_pause(op);
 }
 
 static int writer_chores(struct mds_txn *t, struct mds_op *op)
@@ -189,6 +201,8 @@ static void writer_commit(struct mds *mds, struct aifs_list *batch)
 		mdb_txn_abort(t.txn);
 	if (!err) {
 		aifs_fail_crash(AIFS_FAIL_MDS_COMMIT_CRASH, 0);
+		/* the map the batch changed is durable: readers may see it */
+		mds_map_publish(mds);
 		writer_tell_epoch(mds->writer, mds->super.map_epoch);
 		if (mds->chunkq_queued)
 			mds_drain_kick(mds);

@@ -3,7 +3,8 @@
  * Open files belong to a client, not to its connection: an unlinked file
  * that a client holds open keeps its inode across the client's
  * reconnection, and goes when the client stays away past open_grace_ms;
- * a client without a uuid loses its opens with its session.
+ * a client without a uuid loses its opens with its session.  A second
+ * aifs-mds on the database is refused at once and frees none of them.
  *
  * The sleeps here are windows in which something must NOT happen (an
  * orphan freed while its client is back or still has a session): a
@@ -16,7 +17,9 @@
  */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 
 #include "mds_harness.h"
@@ -28,6 +31,7 @@ static struct mds_harness h;
 static struct aifs_conn *watcher;	/* a client of its own, never closed */
 static struct aifs_cred cred;
 static const u8 uuid_u[16] = { 0xa1, 1 }, uuid_v[16] = { 0xa1, 2 };
+static const u8 uuid_w[16] = { 0xa1, 3 };
 
 static void sleep_ms(int ms)
 {
@@ -128,6 +132,36 @@ static void test_client_with_two_sessions(void)
 	      "orphan of a client gone for good never freed");
 }
 
+/*
+ * A second aifs-mds started on the database (the config asks for a free
+ * port: no failure to bind stops it) must exit at once, before it takes
+ * the first one's open orphan for a crash's leftover and frees it.  One
+ * that serves instead is ended by the timeout (status 124).
+ */
+static void test_second_mds(void)
+{
+	struct aifs_conn *c = connect_as(uuid_w);
+	u64 handle, ino = orphan(c, "second-mds", &handle);
+	char cmd[512];
+	int status;
+
+	snprintf(cmd, sizeof(cmd),
+		 "timeout 10 %s -c %s/server.conf >>%s/server.log 2>&1",
+		 test_bin("aifs-mds"), h.srv.dir, h.srv.dir);
+	status = system(cmd);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1,
+	      "a second aifs-mds on the database: exit %d, want 1",
+	      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	CHECK(test_server_logged(&h.srv, "aifs-mds.lock: another aifs-mds holds it"),
+	      "the second aifs-mds did not name the lock it could not take");
+	CHECK(getattr(ino) == 0,
+	      "the second aifs-mds freed an orphan open on the first");
+	CHECK(release(c, ino, handle) == 0,
+	      "close after the second aifs-mds started");
+	CHECK(getattr(ino) == -ESTALE, "orphan kept after its last close");
+	aifs_close(c);
+}
+
 int main(void)
 {
 	char conf[96];
@@ -140,6 +174,7 @@ int main(void)
 		printf("FAIL: cannot start aifs-mds (log in %s)\n", h.srv.dir);
 		return 1;
 	}
+	test_second_mds();
 	test_without_uuid();
 	test_reconnect_keeps_opens();
 	test_client_with_two_sessions();

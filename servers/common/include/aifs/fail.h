@@ -48,6 +48,13 @@ enum aifs_fail_point {
 	 * bytes are written here, before the copy is made whole.
 	 */
 	AIFS_FAIL_DS_RESYNC_PAUSE,
+	/*
+	 * aifs-mds: the writer waits value ms (1000) once a change (of the
+	 * opcode: a request's; 0, the server's own) is applied in its batch,
+	 * before the batch commits: what readers see of it before it is
+	 * durable, and what a crash then loses.
+	 */
+	AIFS_FAIL_MDS_APPLY_PAUSE,
 	AIFS_FAIL_NR_POINTS
 };
 
