@@ -42,8 +42,11 @@ until [ "$(wc -l <"$acked")" -ge $((OPS / 3)) ]; do
 	sleep 0.1
 done
 kill -0 "$storm" 2>/dev/null || fail "the storm ended before the kill"
-kill -KILL "$(pgrep -f "aifs-mds -c $MDS_DIR/server.conf")"
+mds=$(pgrep -f "aifs-mds -c $MDS_DIR/server.conf")
+kill -KILL "$mds"
 killed_at=$(wc -l <"$acked")
+# gone before the next one starts: one aifs-mds per database (its lock)
+wait "$mds" 2>/dev/null || true
 start=$(date +%s.%N)
 run_server aifs-mds "$MDS_DIR"
 took=$(echo "$(date +%s.%N) - $start" | bc)
