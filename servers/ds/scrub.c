@@ -126,8 +126,12 @@ static int scrub_piece(struct ds *ds, const struct aifs_chunk_id *id,
 	n = total > first ? total - first : 0;
 	if (n > SCRUB_PIECE_BLOCKS)
 		n = SCRUB_PIECE_BLOCKS;
-	if (c.meta.flags & DS_META_STALE)
+	if (c.meta.flags & DS_META_STALE) {
+		/* not verifiable: queued again (the queue forgets on restart) */
+		if (!first)
+			ds_resync_queue(ds, &c, DS_RESYNC_STALE);
 		n = 0;
+	}
 	err = n ? ds_data_read(&c, first, n, buf) : 0;
 	*bytes = n ? c.meta.length - first * DS_BLOCK_SIZE : 0;
 	if (*bytes > n * DS_BLOCK_SIZE)
