@@ -46,6 +46,7 @@ struct ds_resync_job {
 	struct ds_resync_job *next;
 	struct aifs_chunk_id id;
 	u64 min_version;	/* a source's copy is at least this new */
+	u64 heard;		/* the newest min_version asked for */
 	u32 chunk_size;
 	u32 fence;		/* of the inode on the peers: meta.fence */
 	u32 nr_peers;
@@ -159,9 +160,10 @@ static struct ds_resync_job *ds_resync_find(struct ds_resync *rs,
 /*
  * Queue @tmpl, or fold it into the job of its chunk already queued: that
  * job then takes a source that would do for either (the lower
- * min_version), and a sync's wish for a try now.  Other requests leave
- * a held job waiting: two stale copies asking each other would otherwise
- * pull in a loop.
+ * min_version).  A held job is tried at once for a sync, or for a
+ * version newer than any asked for so far (a forward brought it: its
+ * primary has it); a request that tells nothing new leaves it waiting,
+ * else two stale copies asking each other would pull in a loop.
  */
 static void ds_resync_add(struct ds *ds, const struct ds_resync_job *tmpl)
 {
@@ -172,16 +174,20 @@ static void ds_resync_add(struct ds *ds, const struct ds_resync_job *tmpl)
 	if (!job)
 		return;
 	*job = *tmpl;
+	job->heard = tmpl->min_version;
 	pthread_mutex_lock(&rs->lock);
 	same = ds_resync_find(rs, &tmpl->id);
 	if (same && same != rs->running) {
+		if (tmpl->exact || tmpl->min_version > same->heard) {
+			same->held = false;
+			pthread_cond_signal(&rs->wake);
+		}
+		if (same->heard < tmpl->min_version)
+			same->heard = tmpl->min_version;
 		if (same->min_version > tmpl->min_version)
 			same->min_version = tmpl->min_version;
 		same->mark |= tmpl->mark;
 		same->exact |= tmpl->exact;
-		if (tmpl->exact)
-			same->held = false;
-		pthread_cond_signal(&rs->wake);
 	}
 	if (rs->stop || rs->nr >= DS_RESYNC_QUEUE_MAX || same) {
 		free(job);
