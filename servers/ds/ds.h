@@ -137,8 +137,8 @@ void ds_uuid_format(const u8 uuid[16], char s[DS_UUID_STR_LEN + 1]);
 
 /* store.c: chunk files and their metadata sidecar */
 
-#define DS_META_STALE		(1U << 0)	/* behind its group, or damaged:
-						 * serves nothing until resynced */
+/* behind its group, or damaged: serves nothing until resynced */
+#define DS_META_STALE		(1U << 0)
 
 /* A chunk's side copy, which a pull fills: "<chunk>.pull" and ".pull.meta" */
 #define DS_SIDE_SUFFIX		".pull"

@@ -526,8 +526,8 @@ static bool ds_resync_hold(struct ds_resync *rs, struct ds_resync_job *job,
 	if (wait > DS_RESYNC_RETRY_MAX_MS)
 		wait = DS_RESYNC_RETRY_MAX_MS;
 	if (!job->tries)
-		aifs_err("%s: stale, and no peer has a copy to take: it keeps its bytes; tried again every %llu s at most",
-			 name, (unsigned long long)DS_RESYNC_RETRY_MAX_MS / 1000);
+		aifs_err("%s: stale, and no peer has a copy to take: it keeps its bytes; tried again every %u s at most",
+			 name, DS_RESYNC_RETRY_MAX_MS / 1000);
 	job->tries++;
 	job->held = true;
 	job->due = aifs_now_ms() + wait;

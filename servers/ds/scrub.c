@@ -127,7 +127,7 @@ static int scrub_piece(struct ds *ds, const struct aifs_chunk_id *id,
 	if (n > SCRUB_PIECE_BLOCKS)
 		n = SCRUB_PIECE_BLOCKS;
 	if (c.meta.flags & DS_META_STALE) {
-		/* not verifiable: queued again (the queue forgets on restart) */
+		/* not verifiable: queued again (a restart forgot it) */
 		if (!first)
 			ds_resync_queue(ds, &c, DS_RESYNC_STALE);
 		n = 0;

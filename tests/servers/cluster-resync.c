@@ -20,7 +20,7 @@
 #include "cluster-harness.h"
 
 #define WAIT_MS		60000
-#define FLIP_AT		70000	/* a byte of the second checksum block */
+#define FLIP_AT		70000	/* in the second checksum block */
 
 /* The resync tally of @p (DS_SCRUB): attempts ended, made whole or not. */
 static u64 resync_ended(struct ds_proc *p)
