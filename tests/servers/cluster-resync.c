@@ -10,6 +10,10 @@
  * 2. A copy found damaged while its only peer is dead keeps its bytes
  *    (no source to take others from) and stays marked for repair: once
  *    the peer is back it is repaired from it, without another read.
+ * 3. A swap of a pulled copy cut short by a crash after its commit (the
+ *    data renamed into place, not the sidecar) is finished when the
+ *    server starts again; a side copy of a pull cut short before it is
+ *    removed, the copy left as it was.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -59,15 +63,13 @@ static void check_serves(struct ds_proc *p, const char *what, u64 ino,
 			 const char *image, u64 version, char *buf)
 {
 	u64 got_version = 0;
-	u32 len = 0;
 	int err;
 
-	err = ds_read(p, ino, 0, 0, DS_TEST_CHUNK, 0, buf, &len, &got_version);
+	err = cluster_read_chunk(p, ino, 0, buf, &got_version);
 	CHECK(!err, "%s (ds %s): read: %s", what, p->srv.port,
 	      strerror(-err));
-	CHECK(!err && len == DS_TEST_CHUNK && !memcmp(buf, image, len),
-	      "%s (ds %s): %u bytes, not the %u written", what, p->srv.port,
-	      len, DS_TEST_CHUNK);
+	CHECK(!err && !memcmp(buf, image, DS_TEST_CHUNK),
+	      "%s (ds %s): not the bytes written", what, p->srv.port);
 	CHECK(!err && got_version == version,
 	      "%s (ds %s): version %llu, not %llu", what, p->srv.port,
 	      (unsigned long long)got_version, (unsigned long long)version);
@@ -203,6 +205,81 @@ static void check_no_source(char *image, char *buf)
 	check_serves(p[0], "repaired: the primary", ino, image, version, buf);
 }
 
+/* @len bytes of @buf as the file @path: 0 or -errno. */
+static int file_put(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+/* The file @path into @buf of @size: its length, or -errno. */
+static ssize_t file_get(const char *path, void *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size);
+	close(fd);
+	return n;
+}
+
+/* Chunk 0 of @ino through @p[0] as @image, retried while it says EAGAIN. */
+static void rewrite(struct ds_proc **p, u64 ino, const char *image)
+{
+	u32 replica = p[1]->id;
+	int err, tries = 0;
+
+	while ((err = ds_write(p[0], ino, 0, 0, image, DS_TEST_CHUNK,
+			       &replica, 1, NULL)) == -EAGAIN && ++tries < 100)
+		test_sleep_ms(50);
+	CHECK(!err, "rewrite: %s", strerror(-err));
+}
+
+static void check_swap_recovery(char *image, char *buf)
+{
+	char data[512], meta[520], side[520], mside[530], old[4096];
+	struct ds_proc *p[2];
+	u64 ino, version;
+	ssize_t len;
+
+	ino = file_of_one_chunk("swapped", p, image, buf, &version);
+	CHECK(!ds_chunk_file(p[1], ino, 0, data, sizeof(data)),
+	      "no chunk file");
+	snprintf(meta, sizeof(meta), "%s.meta", data);
+	snprintf(side, sizeof(side), "%s.pull", data);
+	snprintf(mside, sizeof(mside), "%s.pull.meta", data);
+	len = file_get(meta, old, sizeof(old));
+	CHECK(len > 0, "sidecar of %s", data);
+	ds_fill(image, DS_TEST_CHUNK, 777);
+	rewrite(p, ino, image);
+
+	/* the new data in place, the old sidecar, the new one beside it */
+	ds_stop(p[1], SIGTERM);
+	CHECK(!rename(meta, mside) && !file_put(meta, old, len),
+	      "a swap cut short");
+	ds_start(p[1]);
+	check_serves(p[1], "a swap finished at start", ino, image,
+		     version + 1, buf);
+	CHECK(access(mside, F_OK), "the side sidecar is still there");
+
+	/* a pull that never got to its swap */
+	ds_stop(p[1], SIGTERM);
+	CHECK(!file_put(side, image, DS_TEST_CHUNK / 2) &&
+	      !file_put(mside, old, len), "a pull cut short");
+	ds_start(p[1]);
+	check_serves(p[1], "a pull cut short", ino, image, version + 1, buf);
+	CHECK(access(side, F_OK) && access(mside, F_OK),
+	      "the side copy of a pull cut short is still there");
+}
+
 int main(void)
 {
 	static char image[DS_TEST_CHUNK], buf[DS_TEST_CHUNK];
@@ -211,5 +288,6 @@ int main(void)
 	cluster_setup(2, CLUSTER_GRACE_MS, "default_replicas = 2\n");
 	check_claim(image, buf);
 	check_no_source(image, buf);
+	check_swap_recovery(image, buf);
 	return test_result();
 }
