@@ -131,7 +131,7 @@ $(BIN)/aifs-mds-bench: $(BUILD)/obj/bench/mds_bench.o $(MDS_HARNESS) \
 
 # The tests of aifs-mds and aifs-ds together (tests/servers/cluster-*.c).
 CLUSTER_TESTS := $(addprefix $(SERVER_TEST_DIR)/,cluster-chunkq \
-	cluster-truncate \
+	cluster-truncate cluster-resync \
 	cluster-membership cluster-drain cluster-sync cluster-rebuild \
 	cluster-fsck cluster-mapepoch)
 USER_PROGS += $(CLUSTER_TESTS)

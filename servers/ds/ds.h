@@ -137,7 +137,11 @@ void ds_uuid_format(const u8 uuid[16], char s[DS_UUID_STR_LEN + 1]);
 
 /* store.c: chunk files and their metadata sidecar */
 
-#define DS_META_STALE		(1U << 0)	/* behind its group: resyncing */
+/* behind its group, or damaged: serves nothing until resynced */
+#define DS_META_STALE		(1U << 0)
+
+/* A chunk's side copy, which a pull fills: "<chunk>.pull" and ".pull.meta" */
+#define DS_SIDE_SUFFIX		".pull"
 
 /* The chunk's metadata, in CPU byte order (on disk: struct ds_meta_disk). */
 struct ds_meta {
@@ -180,6 +184,10 @@ int ds_meta_store(struct ds_chunk *c);
 int ds_crcs_load(struct ds_chunk *c, u32 first, u32 n, u32 *crcs);
 int ds_crcs_store(struct ds_chunk *c, u32 first, u32 n, const u32 *crcs);
 int ds_chunk_sync(struct ds_chunk *c);
+int ds_side_open(struct ds *ds, const struct aifs_chunk_id *id,
+		 u32 chunk_size, struct ds_chunk *c);
+void ds_side_drop(struct ds_chunk *c);
+int ds_side_swap(struct ds_chunk *c);
 int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags,
 		    u32 fence);
 
@@ -265,7 +273,16 @@ bool ds_sleep_until(pthread_mutex_t *lock, pthread_cond_t *wake,
 		    const bool *stop, u64 due);
 int ds_resync_start(struct ds *ds);
 void ds_resync_stop(struct ds *ds);
-void ds_resync_queue(struct ds *ds, const struct ds_chunk *c, u64 min_version);
+/* Why a copy is queued for resync: what may replace it (resync.c). */
+enum ds_resync_why {
+	DS_RESYNC_STALE,	/* marked stale: a copy with what it missed */
+	DS_RESYNC_DAMAGED,	/* a bad CRC: marked stale, then as above */
+	DS_RESYNC_NEWER,	/* a reader claims a newer version: only a
+				 * copy that really is newer */
+};
+
+void ds_resync_queue(struct ds *ds, const struct ds_chunk *c,
+		     enum ds_resync_why why);
 void ds_resync_request(struct ds *ds, const struct aifs_chunk_id *id,
 		       u32 chunk_size, u64 min_version, u32 fence,
 		       const u32 *peers, u32 nr_peers);

@@ -81,13 +81,19 @@ static int ds_reply_chunk(struct aifs_request *req, const struct ds_chunk *c,
 /*
  * A copy behind its group, or behind what the reader has seen, must not
  * serve: ESTALE sends the client to another replica while this one pulls
- * the chunk from a peer.
+ * the chunk from a peer.  What the reader has seen is only its word (any
+ * client may ask for any version): it queues a pull that replaces the
+ * copy only with one that really is newer, and marks nothing.
  */
 static int ds_check_current(struct ds_chunk *c, u64 min_version)
 {
-	if (!(c->meta.flags & DS_META_STALE) && c->meta.version >= min_version)
+	if (c->meta.flags & DS_META_STALE) {
+		ds_resync_queue(c->ds, c, DS_RESYNC_STALE);
+		return -ESTALE;
+	}
+	if (c->meta.version >= min_version)
 		return 0;
-	ds_resync_queue(c->ds, c, min_version);
+	ds_resync_queue(c->ds, c, DS_RESYNC_NEWER);
 	return -ESTALE;
 }
 
@@ -131,7 +137,7 @@ static int ds_read_span(struct ds_chunk *c, u32 offset, u32 len, u8 *blocks)
 		return 0;
 	err = ds_data_read(c, first, DS_BLOCKS(offset + len) - first, blocks);
 	if (err == -EIO)
-		ds_resync_queue(c->ds, c, c->meta.version);
+		ds_resync_queue(c->ds, c, DS_RESYNC_DAMAGED);
 	return err;
 }
 

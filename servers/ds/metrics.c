@@ -54,7 +54,7 @@ static const struct aifs_metric_field ds_scrub_metrics[] = {
 		     "Chunks made whole again from their group by resync.",
 		     resynced),
 	SCRUB_METRIC("aifs_ds_resync_failed_chunks_total", "counter",
-		     "Chunks no peer could make whole.", resync_failed),
+		     "Resync attempts that found no source.", resync_failed),
 };
 
 static void ds_metrics_capacity(struct ds *ds, FILE *out)

@@ -1,24 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Catching up from a peer.  A copy that is behind (a FORWARD with a
- * version gap, a read asking for a newer version) or damaged (a checksum
- * mismatch) is queued here; one thread pulls the whole chunk from the
- * first member of its group that has a good copy at least as new:
+ * Catching up from a peer.  Repair never destroys first.  A copy is
+ * queued here when it is behind (marked stale: a FORWARD with a version
+ * gap), damaged (a checksum mismatch: marked stale by the job, its bytes
+ * kept) or doubted (a reader asks for a newer version than it has: a
+ * claim only, which marks nothing).  One thread takes the jobs in turn
+ * and, for each member of the chunk's group:
  *
- *   1. mark the local copy stale and empty it: it answers ESTALE, so
- *      readers go to another replica and forwards skip it, until it is
- *      whole again;
- *   2. CHUNK_READ the peer's copy from offset 0, AIFS_MAX_IO at a time,
- *      every piece of the same version (else start again), and write it
- *      locally (fresh CRCs);
- *   3. cut the local copy to the peer's length, take its version, clear
- *      the stale mark, fsync.
+ *   1. CHUNK_READs the peer's copy from offset 0, AIFS_MAX_IO at a time,
+ *      every piece of the same version (else it starts again), asking
+ *      for no version (a claim of ours would make the peer doubt its own
+ *      copy in turn); a copy older than the job needs is no source;
+ *   2. writes it into a side copy beside the chunk (ds_side_open(): fresh
+ *      CRCs), the chunk itself untouched;
+ *   3. under the chunk's lock, checks that the pulled copy may replace
+ *      ours (ds_resync_takes()), stamps the side sidecar with the peer's
+ *      version and length, the fence, no stale mark, and swaps it in
+ *      (ds_side_swap(): rename, directory synced).
  *
  * The peer's CRCs were checked by its read, ours are computed anew: the
- * data is verified end to end.  A damaged EC fragment has no copy to pull:
- * it is decoded again from the rest of its stripe, in place (ec.c).  Nothing is held locked while waiting on
- * the network, so the primary's lock (held while it forwards) never waits
- * on us.
+ * data is verified end to end.  A copy no peer can replace keeps its
+ * bytes: a stale one stays stale (reads answer ESTALE, forwards skip it)
+ * and its job stays queued, tried again later (every DS_RESYNC_RETRY_MS,
+ * doubling), so it is repaired once a source is back; a doubted one was
+ * fine.  A damaged EC fragment has no copy to pull: it is decoded again
+ * from the rest of its stripe, in place (ec.c).  Nothing is held locked
+ * while waiting on the network, so the primary's lock (held while it
+ * forwards) never waits on us.
  */
 #include <stdlib.h>
 
@@ -30,14 +38,24 @@
 /* Chunks waiting; beyond this they are dropped (the next read asks again). */
 #define DS_RESYNC_QUEUE_MAX	4096
 
+/* A stale copy no peer could replace is tried again after this, doubling */
+#define DS_RESYNC_RETRY_MS	1000
+#define DS_RESYNC_RETRY_MAX_MS	30000
+
 struct ds_resync_job {
 	struct ds_resync_job *next;
 	struct aifs_chunk_id id;
-	u64 min_version;
+	u64 min_version;	/* a source's copy is at least this new */
+	u64 heard;		/* the newest min_version asked for */
 	u32 chunk_size;
 	u32 fence;		/* of the inode on the peers: meta.fence */
 	u32 nr_peers;
 	u32 peers[DS_MAX_PEERS];
+	bool mark;		/* damaged: mark it stale first */
+	bool exact;		/* a sync: the group's copy, even if older */
+	bool held;		/* no source last time: tried again at @due */
+	u64 due;		/* aifs_now_ms() */
+	u32 tries;
 };
 
 struct ds_resync {
@@ -51,7 +69,7 @@ struct ds_resync {
 	u32 nr;
 	bool stop;
 	u64 resynced;		/* chunks made whole */
-	u64 failed;		/* chunks no peer could make whole */
+	u64 failed;		/* attempts that found no source */
 	u64 window_start;	/* aifs_now_ms() the rate's window opened */
 	u64 window_bytes;	/* pulled since */
 };
@@ -139,38 +157,38 @@ static struct ds_resync_job *ds_resync_find(struct ds_resync *rs,
 	return NULL;
 }
 
-void ds_resync_queue(struct ds *ds, const struct ds_chunk *c, u64 min_version)
-{
-	/* an EC fragment has no copy: it is decoded (ds_resync_run()) */
-	if (!c->meta.nr_peers && !c->id.fragment) {
-		aifs_warn("%s: damaged or behind, and no peer known to resync from",
-			  c->path);
-		return;
-	}
-	ds_resync_request(ds, &c->id, c->meta.chunk_size, min_version, 0,
-			  c->meta.peers, c->meta.nr_peers);
-}
-
-void ds_resync_request(struct ds *ds, const struct aifs_chunk_id *id,
-		       u32 chunk_size, u64 min_version, u32 fence,
-		       const u32 *peers, u32 nr_peers)
+/*
+ * Queue @tmpl, or fold it into the job of its chunk already queued: that
+ * job then takes a source that would do for either (the lower
+ * min_version).  A held job is tried at once for a sync, or for a
+ * version newer than any asked for so far (a forward brought it: its
+ * primary has it); a request that tells nothing new leaves it waiting,
+ * else two stale copies asking each other would pull in a loop.
+ */
+static void ds_resync_add(struct ds *ds, const struct ds_resync_job *tmpl)
 {
 	struct ds_resync *rs = ds->resync;
 	struct ds_resync_job *job, *same;
 
-	job = calloc(1, sizeof(*job));
+	job = malloc(sizeof(*job));
 	if (!job)
 		return;
-	*job = (struct ds_resync_job){
-		.id = *id, .chunk_size = chunk_size,
-		.min_version = min_version, .fence = fence,
-		.nr_peers = nr_peers < DS_MAX_PEERS ? nr_peers : DS_MAX_PEERS,
-	};
-	memcpy(job->peers, peers, job->nr_peers * sizeof(*peers));
+	*job = *tmpl;
+	job->heard = tmpl->min_version;
 	pthread_mutex_lock(&rs->lock);
-	same = ds_resync_find(rs, id);
-	if (same && same != rs->running && same->min_version < min_version)
-		same->min_version = min_version;
+	same = ds_resync_find(rs, &tmpl->id);
+	if (same && same != rs->running) {
+		if (tmpl->exact || tmpl->min_version > same->heard) {
+			same->held = false;
+			pthread_cond_signal(&rs->wake);
+		}
+		if (same->heard < tmpl->min_version)
+			same->heard = tmpl->min_version;
+		if (same->min_version > tmpl->min_version)
+			same->min_version = tmpl->min_version;
+		same->mark |= tmpl->mark;
+		same->exact |= tmpl->exact;
+	}
 	if (rs->stop || rs->nr >= DS_RESYNC_QUEUE_MAX || same) {
 		free(job);
 	} else {
@@ -183,55 +201,81 @@ void ds_resync_request(struct ds *ds, const struct aifs_chunk_id *id,
 }
 
 /*
- * Under the chunk's lock: open it (created if absent) and apply @fn.
- * Returns what @fn does.
+ * The version a source must have for @c, queued for @why: what a stale
+ * copy missed (want), a damaged one's own, one newer than a doubted one.
+ * A reader's claim is never taken at its word: any client may send one.
  */
-static int ds_resync_step(struct ds *ds, const struct ds_resync_job *job,
-			  int (*fn)(struct ds_chunk *c, const void *arg),
-			  const void *arg)
+static u64 ds_resync_min_version(const struct ds_chunk *c,
+				 enum ds_resync_why why)
+{
+	switch (why) {
+	case DS_RESYNC_STALE:
+		return c->meta.want;
+	case DS_RESYNC_DAMAGED:
+		return c->meta.version;
+	default:
+		return c->meta.version + 1;
+	}
+}
+
+void ds_resync_queue(struct ds *ds, const struct ds_chunk *c,
+		     enum ds_resync_why why)
+{
+	struct ds_resync_job job = {
+		.id = c->id, .chunk_size = c->meta.chunk_size,
+		.min_version = ds_resync_min_version(c, why),
+		.mark = why == DS_RESYNC_DAMAGED,
+		.nr_peers = c->meta.nr_peers,
+	};
+
+	/* an EC fragment has no copy: it is decoded (ds_resync_run()) */
+	if (!c->meta.nr_peers && !c->id.fragment) {
+		aifs_warn("%s: damaged or behind, and no peer known to resync from",
+			  c->path);
+		return;
+	}
+	memcpy(job.peers, c->meta.peers, sizeof(job.peers));
+	ds_resync_add(ds, &job);
+}
+
+void ds_resync_request(struct ds *ds, const struct aifs_chunk_id *id,
+		       u32 chunk_size, u64 min_version, u32 fence,
+		       const u32 *peers, u32 nr_peers)
+{
+	struct ds_resync_job job = {
+		.id = *id, .chunk_size = chunk_size,
+		.min_version = min_version, .fence = fence, .exact = true,
+		.nr_peers = nr_peers < DS_MAX_PEERS ? nr_peers : DS_MAX_PEERS,
+	};
+
+	memcpy(job.peers, peers, job.nr_peers * sizeof(*peers));
+	ds_resync_add(ds, &job);
+}
+
+/*
+ * A damaged copy is marked stale before anything is pulled, durably, its
+ * bytes kept: reads go to another copy, forwards skip it and record what
+ * they brought (want), so that only a copy at least that new replaces it.
+ */
+static int ds_resync_mark(struct ds *ds, const struct ds_resync_job *job)
 {
 	struct ds_lock lock;
 	struct ds_chunk c;
 	int err;
 
 	ds_chunk_lock(ds, &job->id, true, &lock);
-	err = ds_chunk_open(ds, &job->id, job->chunk_size, &c);
+	err = ds_chunk_open(ds, &job->id, 0, &c);
 	if (!err) {
-		err = fn(&c, arg);
+		c.meta.flags |= DS_META_STALE;
+		if (c.meta.want < c.meta.version)
+			c.meta.want = c.meta.version;
+		err = ds_meta_store(&c);
+		if (!err)
+			err = ds_chunk_sync(&c);
 		ds_chunk_close(&c, err);
 	}
 	ds_chunk_unlock(ds, &lock);
 	return err;
-}
-
-/*
- * Stale, and emptied: the pulled pieces then land on holes, whose CRCs
- * hold, not on the damaged or outdated blocks they replace.  The group
- * is the job's (a chunk created by the pull knows none).
- */
-static int ds_resync_mark(struct ds_chunk *c, const void *arg)
-{
-	const struct ds_resync_job *job = arg;
-	int err;
-
-	c->meta.nr_peers = job->nr_peers;
-	memcpy(c->meta.peers, job->peers, sizeof(c->meta.peers));
-	c->meta.flags |= DS_META_STALE;
-	err = ds_meta_store(c);
-	return err ? err : ds_data_truncate(c, 0);
-}
-
-struct ds_piece {
-	u32 offset;
-	const struct aifs_span *data;
-};
-
-static int ds_resync_put(struct ds_chunk *c, const void *arg)
-{
-	const struct ds_piece *piece = arg;
-
-	return ds_data_write(c, piece->offset, piece->data->data,
-			     piece->data->len);
 }
 
 struct ds_resync_end {
@@ -241,27 +285,62 @@ struct ds_resync_end {
 };
 
 /*
- * The copy is whole at the peer's version: it serves again, unless a
- * forward brought a newer version meanwhile (which the primary counted
- * as not live here): then the pass starts over.
+ * Whether the pulled copy @end may replace ours, @m: a stale copy only
+ * by one with the newest version a forward brought (which the primary
+ * counted as not live here; else -EAGAIN: the pass starts over), a whole
+ * copy never by an older one, unless a sync asks for the group's copy as
+ * it is.
  */
-static int ds_resync_finish(struct ds_chunk *c, const void *arg)
+static int ds_resync_takes(const struct ds_resync_job *job,
+			   const struct ds_meta *m,
+			   const struct ds_resync_end *end)
 {
-	const struct ds_resync_end *end = arg;
+	if (m->flags & DS_META_STALE)
+		return end->version >= m->want ? 0 : -EAGAIN;
+	return end->version >= m->version || job->exact ? 0 : -EAGAIN;
+}
+
+/*
+ * The side copy @side, whole at the peer's version, takes the chunk's
+ * place, under the chunk's lock.  It keeps the chunk's group and fence,
+ * raised to the job's.  Only a sync creates a chunk absent here: other
+ * jobs were for a copy that was deleted meanwhile.
+ */
+static int ds_resync_install(struct ds *ds, const struct ds_resync_job *job,
+			     struct ds_chunk *side,
+			     const struct ds_resync_end *end)
+{
+	struct ds_lock lock;
+	struct ds_chunk c;
 	int err;
 
-	if (end->version < c->meta.want)
-		return -EAGAIN;
-	err = ds_data_truncate(c, end->length);
-	if (err)
-		return err;
-	c->meta.version = end->version;
-	c->meta.want = 0;
-	if (c->meta.fence < end->fence)
-		c->meta.fence = end->fence;
-	c->meta.flags &= ~DS_META_STALE;
-	err = ds_meta_store(c);
-	return err ? err : ds_chunk_sync(c);
+	ds_chunk_lock(ds, &job->id, true, &lock);
+	err = ds_chunk_open(ds, &job->id, 0, &c);
+	if (!err) {
+		err = ds_resync_takes(job, &c.meta, end);
+		side->meta.nr_peers = c.meta.nr_peers;
+		memcpy(side->meta.peers, c.meta.peers, sizeof(c.meta.peers));
+		side->meta.fence = c.meta.fence;
+		ds_chunk_close(&c, 0);
+	} else if (err == -ENOENT && job->exact) {
+		err = 0;
+	}
+	if (job->nr_peers) {
+		side->meta.nr_peers = job->nr_peers;
+		memcpy(side->meta.peers, job->peers, sizeof(job->peers));
+	}
+	if (side->meta.fence < end->fence)
+		side->meta.fence = end->fence;
+	side->meta.version = end->version;
+	side->meta.length = end->length;
+	if (!err)
+		err = ds_meta_store(side);
+	if (!err)
+		err = ds_side_swap(side);
+	else
+		ds_side_drop(side);
+	ds_chunk_unlock(ds, &lock);
+	return err;
 }
 
 /* Read [@offset, +AIFS_MAX_IO) of the peer's copy into @reply. */
@@ -272,7 +351,6 @@ static int ds_resync_read(struct ds *ds, const struct ds_resync_job *job,
 	u32 len = job->chunk_size - offset;
 	struct aifs_chunk_read_req req = {
 		.id = job->id,
-		.version = cpu_to_le64(job->min_version),
 		.offset = cpu_to_le32(offset),
 		.length = cpu_to_le32(len < AIFS_MAX_IO ? len : AIFS_MAX_IO),
 	};
@@ -306,7 +384,30 @@ static bool ds_resync_fail_pause(struct ds *ds)
 	return go_on;
 }
 
-/* One pass over the peer's copy: -EAGAIN if it changed under us. */
+/*
+ * Piece @offset of the pull: its reply in @rep, checked against the
+ * first piece's version and length (*@end, set by the first): -EAGAIN
+ * when the peer's copy changed under us, -ESTALE when it is older than
+ * the job needs (no source).
+ */
+static int ds_resync_check(const struct ds_resync_job *job, u32 offset,
+			   const struct aifs_chunk_read_rep *rep,
+			   struct ds_resync_end *end)
+{
+	if (!offset) {
+		end->version = le64_to_cpu(rep->version);
+		end->length = le32_to_cpu(rep->chunk_len);
+		return end->version < job->min_version ? -ESTALE : 0;
+	}
+	return le64_to_cpu(rep->version) != end->version ||
+	       le32_to_cpu(rep->chunk_len) != end->length ? -EAGAIN : 0;
+}
+
+/*
+ * One pass over the peer's copy into a side copy, which then replaces
+ * ours: -EAGAIN if the peer's copy changed under us, or ours may not be
+ * replaced by it yet.
+ */
 static int ds_resync_pass(struct ds *ds, const struct ds_resync_job *job,
 			  u32 peer)
 {
@@ -314,30 +415,34 @@ static int ds_resync_pass(struct ds *ds, const struct ds_resync_job *job,
 	struct aifs_chunk_read_rep rep;
 	struct aifs_reply reply;
 	struct aifs_span data;
-	struct ds_piece piece = { 0, &data };
+	struct ds_chunk side;
+	u32 offset = 0;
 	int err;
 
+	err = ds_side_open(ds, &job->id, job->chunk_size, &side);
+	if (err)
+		return err;
 	do {
 		reply = (struct aifs_reply){ 0 };
-		err = ds_resync_read(ds, job, peer, piece.offset, &reply, &rep,
+		err = ds_resync_read(ds, job, peer, offset, &reply, &rep,
 				     &data);
-		if (!err && !piece.offset) {
-			end.version = le64_to_cpu(rep.version);
-			end.length = le32_to_cpu(rep.chunk_len);
-		} else if (!err && (le64_to_cpu(rep.version) != end.version ||
-				    le32_to_cpu(rep.chunk_len) != end.length)) {
-			err = -EAGAIN;
-		}
 		if (!err)
-			err = ds_resync_step(ds, job, ds_resync_put, &piece);
+			err = ds_resync_check(job, offset, &rep, &end);
+		if (!err)
+			err = ds_data_write(&side, offset, data.data,
+					    data.len);
 		aifs_reply_free(&reply);
 		if (!err && !ds_resync_throttle(ds, data.len))
 			err = -ESHUTDOWN;
-		piece.offset += data.len;
-	} while (!err && data.len && piece.offset < end.length);
+		offset += data.len;
+	} while (!err && data.len && offset < end.length);
 	if (!err && !ds_resync_fail_pause(ds))
 		err = -ESHUTDOWN;
-	return err ? err : ds_resync_step(ds, job, ds_resync_finish, &end);
+	if (err) {
+		ds_side_drop(&side);
+		return err;
+	}
+	return ds_resync_install(ds, job, &side, &end);
 }
 
 static int ds_resync_from(struct ds *ds, const struct ds_resync_job *job,
@@ -352,15 +457,12 @@ static int ds_resync_from(struct ds *ds, const struct ds_resync_job *job,
 }
 
 /* Whether the chunk of @job is whole again. */
-static bool ds_resync_run(struct ds *ds, const struct ds_resync_job *job)
+static bool ds_resync_run(struct ds *ds, const struct ds_resync_job *job,
+			  const char *name)
 {
-	char name[64];
 	u32 i;
-	int err;
+	int err = 0;
 
-	snprintf(name, sizeof(name), "chunk %llx.%x.%x",
-		 (unsigned long long)le64_to_cpu(job->id.ino),
-		 le32_to_cpu(job->id.index), le16_to_cpu(job->id.fragment));
 	if (job->id.fragment) {
 		/* an EC fragment has no copy: it is decoded, in place */
 		err = ds_ec_repair(ds, &job->id);
@@ -371,7 +473,8 @@ static bool ds_resync_run(struct ds *ds, const struct ds_resync_job *job)
 			aifs_info("%s: repaired by decoding", name);
 		return !err;
 	}
-	err = ds_resync_step(ds, job, ds_resync_mark, job);
+	if (job->mark)
+		err = ds_resync_mark(ds, job);
 	for (i = 0; !err && i < job->nr_peers; i++) {
 		err = ds_resync_from(ds, job, job->peers[i]);
 		if (!err) {
@@ -379,11 +482,96 @@ static bool ds_resync_run(struct ds *ds, const struct ds_resync_job *job)
 				  job->peers[i]);
 			return true;
 		}
-		aifs_warn("%s: cannot resync from ds %u: %s", name,
-			  job->peers[i], strerror(-err));
+		aifs_dbg("%s: not resynced from ds %u: %s", name,
+			 job->peers[i], strerror(-err));
+		err = 0;
 	}
-	aifs_err("%s: still stale: no peer had a good copy", name);
 	return false;
+}
+
+/* Whether the copy of @job is (still) stale: it waits for a source. */
+static bool ds_resync_stale(struct ds *ds, const struct ds_resync_job *job)
+{
+	struct ds_lock lock;
+	struct ds_chunk c;
+	bool stale = false;
+
+	if (job->id.fragment)
+		return false;
+	ds_chunk_lock(ds, &job->id, false, &lock);
+	if (!ds_chunk_open(ds, &job->id, 0, &c)) {
+		stale = c.meta.flags & DS_META_STALE;
+		ds_chunk_close(&c, 0);
+	}
+	ds_chunk_unlock(ds, &lock);
+	return stale;
+}
+
+/*
+ * A job that made nothing whole: a stale copy keeps its bytes and waits,
+ * held, for a source to come back; a doubted one was as new as any.
+ * Whether it is held (lock held).
+ */
+static bool ds_resync_hold(struct ds_resync *rs, struct ds_resync_job *job,
+			   bool stale, const char *name)
+{
+	u64 wait = DS_RESYNC_RETRY_MS << (job->tries < 5 ? job->tries : 5);
+
+	if (!stale || rs->stop) {
+		if (!job->id.fragment)
+			aifs_info("%s: no peer had a copy to take: ours kept as it is",
+				  name);
+		return false;
+	}
+	if (wait > DS_RESYNC_RETRY_MAX_MS)
+		wait = DS_RESYNC_RETRY_MAX_MS;
+	if (!job->tries)
+		aifs_err("%s: stale, and no peer has a copy to take: it keeps its bytes; tried again every %u s at most",
+			 name, DS_RESYNC_RETRY_MAX_MS / 1000);
+	job->tries++;
+	job->held = true;
+	job->due = aifs_now_ms() + wait;
+	*rs->tail = job;
+	rs->tail = &job->next;
+	return true;
+}
+
+/*
+ * The first job due (unlinked), or NULL with the time the first held one
+ * is due in *@due (0: none is held).
+ */
+static struct ds_resync_job *ds_resync_next(struct ds_resync *rs, u64 *due)
+{
+	struct ds_resync_job **pp, *job;
+	u64 now = aifs_now_ms();
+
+	*due = 0;
+	for (pp = &rs->head; (job = *pp); pp = &job->next) {
+		if (!job->held || job->due <= now) {
+			*pp = job->next;
+			if (rs->tail == &job->next)
+				rs->tail = pp;
+			job->next = NULL;
+			job->held = false;
+			return job;
+		}
+		if (!*due || job->due < *due)
+			*due = job->due;
+	}
+	return NULL;
+}
+
+static void ds_resync_idle(struct ds_resync *rs, u64 due)
+{
+	struct timespec until;
+	u64 now = aifs_now_ms();
+
+	if (!due) {
+		pthread_cond_wait(&rs->wake, &rs->lock);
+		return;
+	}
+	aifs_time_after_ms(CLOCK_REALTIME, due > now ? due - now : 0, &until);
+	pthread_cond_timedwait(&rs->wake, &rs->lock, &until);
 }
 
 static void *ds_resync_thread(void *arg)
@@ -391,28 +579,34 @@ static void *ds_resync_thread(void *arg)
 	struct ds *ds = arg;
 	struct ds_resync *rs = ds->resync;
 	struct ds_resync_job *job;
-	bool whole;
+	bool whole, stale;
+	char name[64];
+	u64 due;
 
 	pthread_mutex_lock(&rs->lock);
 	while (!rs->stop) {
-		job = rs->head;
+		job = ds_resync_next(rs, &due);
 		if (!job) {
-			pthread_cond_wait(&rs->wake, &rs->lock);
+			ds_resync_idle(rs, due);
 			continue;
 		}
-		rs->head = job->next;
-		if (!rs->head)
-			rs->tail = &rs->head;
 		rs->running = job;
 		pthread_mutex_unlock(&rs->lock);
-		whole = ds_resync_run(ds, job);
+		snprintf(name, sizeof(name), "chunk %llx.%x.%x",
+			 (unsigned long long)le64_to_cpu(job->id.ino),
+			 le32_to_cpu(job->id.index),
+			 le16_to_cpu(job->id.fragment));
+		whole = ds_resync_run(ds, job, name);
+		stale = !whole && ds_resync_stale(ds, job);
 		pthread_mutex_lock(&rs->lock);
 		rs->resynced += whole;
 		rs->failed += !whole;
-		pthread_cond_broadcast(&rs->ended);
 		rs->running = NULL;
-		free(job);
-		rs->nr--;
+		if (whole || !ds_resync_hold(rs, job, stale, name)) {
+			free(job);
+			rs->nr--;
+		}
+		pthread_cond_broadcast(&rs->ended);
 	}
 	pthread_mutex_unlock(&rs->lock);
 	return NULL;
@@ -440,10 +634,11 @@ int ds_resync_start(struct ds *ds)
 }
 
 /*
- * Whether a chunk of inode @ino is queued or being pulled.  Its copy
- * here is then neither the old one nor the peer's yet: a truncation must
- * wait (ds_fenced()), since a cut between the pull's writes and its end
- * would remove pulled bytes the end then stamps with the peer's version.
+ * Whether a chunk of inode @ino is queued or being pulled (held jobs,
+ * waiting for a source, are not).  The pull then ends with the peer's
+ * copy in place of ours: a truncation must wait (ds_fenced()), since a
+ * cut made to ours meanwhile would be undone by the swap, the peer's copy
+ * stamped with the peer's count of truncations.
  */
 bool ds_resync_pulling(struct ds *ds, u64 ino)
 {
@@ -454,18 +649,22 @@ bool ds_resync_pulling(struct ds *ds, u64 ino)
 	pthread_mutex_lock(&rs->lock);
 	pulling = rs->running && le64_to_cpu(rs->running->id.ino) == ino;
 	for (job = rs->head; job && !pulling; job = job->next)
-		pulling = le64_to_cpu(job->id.ino) == ino;
+		pulling = !job->held && le64_to_cpu(job->id.ino) == ino;
 	pthread_mutex_unlock(&rs->lock);
 	return pulling;
 }
 
-/* Wait until no resync of @id is queued or running (or the thread stops). */
+/*
+ * Wait until no resync of @id is queued or running, or it is held for
+ * want of a source (or the thread stops).
+ */
 void ds_resync_wait(struct ds *ds, const struct aifs_chunk_id *id)
 {
 	struct ds_resync *rs = ds->resync;
+	struct ds_resync_job *job;
 
 	pthread_mutex_lock(&rs->lock);
-	while (!rs->stop && ds_resync_find(rs, id))
+	while (!rs->stop && (job = ds_resync_find(rs, id)) && !job->held)
 		pthread_cond_wait(&rs->ended, &rs->lock);
 	pthread_mutex_unlock(&rs->lock);
 }

@@ -4,8 +4,8 @@
  * block and checks it against its CRC32C, so that a block gone bad on a
  * copy nobody reads is found while its peers still hold good ones. A
  * damaged chunk is repaired as a read's would be: queued for resync from
- * its group (resync.c), which empties it, pulls a good copy and keeps
- * the count.
+ * its group (resync.c), which marks it stale (its bytes kept), pulls a
+ * good copy beside it, swaps it in and keeps the count.
  *
  * A pass reads at most scrub_rate_mib MiB/s, a piece (1 MiB) at a time
  * under the chunk's shared lock, so writers wait for one piece at most. It
@@ -126,8 +126,12 @@ static int scrub_piece(struct ds *ds, const struct aifs_chunk_id *id,
 	n = total > first ? total - first : 0;
 	if (n > SCRUB_PIECE_BLOCKS)
 		n = SCRUB_PIECE_BLOCKS;
-	if (c.meta.flags & DS_META_STALE)
+	if (c.meta.flags & DS_META_STALE) {
+		/* not verifiable: queued again (a restart forgot it) */
+		if (!first)
+			ds_resync_queue(ds, &c, DS_RESYNC_STALE);
 		n = 0;
+	}
 	err = n ? ds_data_read(&c, first, n, buf) : 0;
 	*bytes = n ? c.meta.length - first * DS_BLOCK_SIZE : 0;
 	if (*bytes > n * DS_BLOCK_SIZE)
@@ -137,7 +141,7 @@ static int scrub_piece(struct ds *ds, const struct aifs_chunk_id *id,
 			  (unsigned long long)le64_to_cpu(id->ino),
 			  le32_to_cpu(id->index), le16_to_cpu(id->fragment),
 			  first, first + n);
-		ds_resync_queue(ds, &c, c.meta.version);
+		ds_resync_queue(ds, &c, DS_RESYNC_DAMAGED);
 	}
 	ds_chunk_close(&c, 0);
 	ds_chunk_unlock(ds, &lock);

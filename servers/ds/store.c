@@ -369,12 +369,42 @@ fail:
 	return err;
 }
 
+/* The names of chunk @path's side copy (ds_side_open()). */
+static int ds_side_paths(const char *path, char *side, char *mside)
+{
+	if (snprintf(side, PATH_MAX, "%s" DS_SIDE_SUFFIX, path) >= PATH_MAX ||
+	    snprintf(mside, PATH_MAX, "%s" DS_SIDE_SUFFIX ".meta", path) >=
+	    PATH_MAX)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/*
+ * Sidecar first: a side sidecar left alone would be taken for a swap past
+ * its commit (ds_side_recover()); side data alone is never taken.
+ */
+static void ds_side_unlink(const char *path)
+{
+	char side[PATH_MAX], mside[PATH_MAX];
+
+	if (ds_side_paths(path, side, mside))
+		return;
+	unlink(mside);
+	unlink(side);
+}
+
+/*
+ * The chunk goes, and a side copy a pull is filling for it: that pull's
+ * swap then finds nothing to rename and fails, so a deleted chunk does
+ * not come back.
+ */
 static void ds_chunk_unlink(struct ds *ds, const char *path)
 {
 	char mpath[PATH_MAX];
 
 	if (snprintf(mpath, sizeof(mpath), "%s.meta", path) >= (int)sizeof(mpath))
 		return;
+	ds_side_unlink(path);
 	if (!unlink(mpath))
 		atomic_fetch_sub(&ds->nr_chunks, 1);
 	unlink(path);
@@ -397,6 +427,145 @@ int ds_chunk_sync(struct ds_chunk *c)
 	if (fdatasync(c->fd) || fdatasync(c->mfd))
 		return -errno;
 	return 0;
+}
+
+/* Sync the directory of the file @path: @err, or the sync's error. */
+static int ds_dir_sync(const char *path, int err)
+{
+	char dir[PATH_MAX], *slash;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return err ? err : -errno;
+	if (fsync(fd) && !err)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/**
+ * ds_side_open - a side copy of chunk @id, empty, to fill with a pull
+ * @ds: this server
+ * @id: the chunk (its lock need not be held: only resync.c's one thread
+ *      makes side copies, and ds_side_swap() takes the chunk's place
+ *      under its lock)
+ * @chunk_size: the layout's chunk size
+ * @c: out: the side copy, a chunk of its own beside the chunk (data
+ *     "<chunk>.pull", sidecar "<chunk>.pull.meta"); the chunk itself is
+ *     not touched until ds_side_swap()
+ *
+ * The data file is made first: a side sidecar without side data means a
+ * swap that was under way (ds_side_recover()).
+ *
+ * Return: 0, or -errno with nothing left behind.
+ */
+int ds_side_open(struct ds *ds, const struct aifs_chunk_id *id,
+		 u32 chunk_size, struct ds_chunk *c)
+{
+	int flags = O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC |
+		    (ds->direct_io ? O_DIRECT : 0);
+	char path[PATH_MAX], mside[PATH_MAX];
+	int err;
+
+	*c = (struct ds_chunk){ .ds = ds, .id = *id, .fd = -1, .mfd = -1 };
+	ds_chunk_path(c);
+	snprintf(path, sizeof(path), "%s", c->path);
+	err = ds_side_paths(path, c->path, mside);
+	if (!err)
+		err = ds_mkdirs(c->path);
+	if (err)
+		return err;
+	c->fd = open(c->path, flags, 0600);
+	if (c->fd >= 0)
+		c->mfd = open(mside, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
+			      0600);
+	err = c->fd < 0 || c->mfd < 0 ? -errno : ds_meta_create(c, chunk_size);
+	if (err)
+		ds_side_drop(c);
+	return err;
+}
+
+/* A side copy given up: closed and removed. */
+void ds_side_drop(struct ds_chunk *c)
+{
+	char path[PATH_MAX];
+
+	ds_chunk_close(c, 0);
+	snprintf(path, sizeof(path), "%s", c->path);
+	path[strlen(path) - strlen(DS_SIDE_SUFFIX)] = '\0';
+	ds_side_unlink(path);
+}
+
+/**
+ * ds_side_swap - a side copy takes its chunk's place, durably
+ * @c: the side copy, whole, its sidecar stored; closed on return
+ *
+ * The chunk's lock is held by the caller.  Data and sidecar are synced,
+ * then the data is renamed over the chunk's, then the sidecar over the
+ * chunk's, and the directory synced.  The data's rename is the commit:
+ * before it the chunk is the old one whole (a crash leaves a side copy
+ * that ds_side_recover() removes), after it ds_side_recover() finishes
+ * with the sidecar's rename.  A chunk deleted meanwhile took the side
+ * copy with it (ds_chunk_unlink()): -ENOENT, nothing renamed.
+ *
+ * Return: 0 or -errno.
+ */
+int ds_side_swap(struct ds_chunk *c)
+{
+	char path[PATH_MAX], mpath[PATH_MAX], mside[PATH_MAX];
+	bool fresh;
+	int err;
+
+	err = ds_chunk_sync(c);
+	ds_chunk_close(c, 0);
+	snprintf(path, sizeof(path), "%s", c->path);
+	path[strlen(path) - strlen(DS_SIDE_SUFFIX)] = '\0';
+	snprintf(mpath, sizeof(mpath), "%s.meta", path);
+	snprintf(mside, sizeof(mside), "%s" DS_SIDE_SUFFIX ".meta", path);
+	if (err) {
+		ds_side_unlink(path);
+		return err;
+	}
+	fresh = access(mpath, F_OK) != 0;
+	if (rename(c->path, path)) {
+		err = -errno;
+		ds_side_unlink(path);
+		return err;
+	}
+	err = rename(mside, mpath) ? -errno : 0;
+	if (!err && fresh)
+		atomic_fetch_add(&c->ds->nr_chunks, 1);
+	return ds_dir_sync(path, err);
+}
+
+/*
+ * A side sidecar @name in @dir found at start: without its data file, a swap
+ * got past its commit (ds_side_swap()) and the sidecar goes into place;
+ * with it, a pull that never ended, removed.
+ */
+static void ds_side_recover(const char *dir, const char *name)
+{
+	int len = strlen(name) - strlen(DS_SIDE_SUFFIX ".meta");
+	char path[PATH_MAX], side[PATH_MAX], mside[PATH_MAX];
+	char mpath[PATH_MAX + 8];
+
+	if (snprintf(path, sizeof(path), "%s/%.*s", dir, len, name) >=
+	    (int)sizeof(path) || ds_side_paths(path, side, mside))
+		return;
+	if (!access(side, F_OK)) {
+		ds_side_unlink(path);
+		return;
+	}
+	snprintf(mpath, sizeof(mpath), "%s.meta", path);
+	if (rename(mside, mpath) || ds_dir_sync(mpath, 0))
+		aifs_err("%s: a repair's swap not finished: %m", mside);
+	else
+		aifs_info("%s: a repair's swap finished", path);
 }
 
 /*
@@ -459,7 +628,6 @@ int ds_inode_load(struct ds *ds, u64 ino, struct ds_inode_rec *rec)
  */
 int ds_file_put(const char *path, const void *buf, size_t len)
 {
-	char dir[PATH_MAX], *slash;
 	int fd, err = 0;
 
 	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
@@ -468,17 +636,7 @@ int ds_file_put(const char *path, const void *buf, size_t len)
 	if (ds_pwrite_all(fd, buf, len, 0) || fdatasync(fd))
 		err = -EIO;
 	close(fd);
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash)
-		*slash = 0;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return err ? err : -errno;
-	if (fsync(fd) && !err)
-		err = -errno;
-	close(fd);
-	return err;
+	return ds_dir_sync(path, err);
 }
 
 /*
@@ -825,9 +983,13 @@ out:
 	return err ? err : (int)n;
 }
 
-/* The chunks under chunks/<h1>/<h2>/ of @path at @depth: see ds_store_walk. */
+/*
+ * The chunks under chunks/<h1>/<h2>/ of @path at @depth: see
+ * ds_store_walk; with @recover, side copies left by a crash are dealt
+ * with on the way (ds_side_recover()).
+ */
 static int ds_walk_dir(struct ds *ds, const char *path, int depth,
-		       ds_chunk_fn *fn, void *arg)
+		       bool recover, ds_chunk_fn *fn, void *arg)
 {
 	struct aifs_chunk_id id = { 0 };
 	char sub[PATH_MAX];
@@ -844,21 +1006,31 @@ static int ds_walk_dir(struct ds *ds, const char *path, int depth,
 			continue;
 		if (depth < 2) {
 			snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-			ret = ds_walk_dir(ds, sub, depth + 1, fn, arg);
+			ret = ds_walk_dir(ds, sub, depth + 1, recover, fn,
+					  arg);
 		} else if (ds_chunk_name(de->d_name, ".meta", &id)) {
 			ret = fn(ds, &id, arg);
+		} else if (recover &&
+			   ds_chunk_name(de->d_name, DS_SIDE_SUFFIX ".meta",
+					 &id)) {
+			ds_side_recover(path, de->d_name);
 		}
 	}
 	closedir(d);
 	return ret;
 }
 
-int ds_store_walk(struct ds *ds, ds_chunk_fn *fn, void *arg)
+static int ds_walk(struct ds *ds, bool recover, ds_chunk_fn *fn, void *arg)
 {
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/chunks", ds->cfg.data_dir);
-	return ds_walk_dir(ds, path, 0, fn, arg);
+	return ds_walk_dir(ds, path, 0, recover, fn, arg);
+}
+
+int ds_store_walk(struct ds *ds, ds_chunk_fn *fn, void *arg)
+{
+	return ds_walk(ds, false, fn, arg);
 }
 
 static int ds_count_one(struct ds *ds, const struct aifs_chunk_id *id,
@@ -909,7 +1081,8 @@ int ds_store_init(struct ds *ds)
 		aifs_err("%s: %m", path);
 		return -errno;
 	}
-	ds_store_walk(ds, ds_count_one, &nr);
+	/* a swap a crash cut short is finished before a chunk is opened */
+	ds_walk(ds, true, ds_count_one, &nr);
 	atomic_store(&ds->nr_chunks, nr);
 	aifs_info("%s: %lld chunks%s", ds->cfg.data_dir,
 		  (long long)atomic_load(&ds->nr_chunks),

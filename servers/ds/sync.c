@@ -368,17 +368,18 @@ static bool sync_in_step(struct sync_call *s, const struct sync_item *it)
 
 /*
  * The peer's copy of @it is stale (it missed a write: a forward found a
- * gap) and ours is whole and newer: ours has every write acknowledged
- * (one acknowledged without the peer was written here), and the peer
- * catches up from us once we serve.  Waiting for the peer instead would
- * wait for ever when we are its only source.
+ * gap; or it is damaged, marked stale at its own version) and ours is
+ * whole and at least as new: ours has every write acknowledged (one
+ * acknowledged without the peer was written here), and the peer catches
+ * up from us once we serve.  Waiting for the peer instead would wait for
+ * ever when we are its only source.
  */
 static bool sync_newer_here(const struct sync_item *it)
 {
 	const struct aifs_chunk_entry *o = it->ours, *t = it->theirs;
 
 	return o && !(le16_to_cpu(o->flags) & AIFS_CHUNK_STALE) &&
-	       le64_to_cpu(o->version) > le64_to_cpu(t->version);
+	       le64_to_cpu(o->version) >= le64_to_cpu(t->version);
 }
 
 /* Our copy of @index is whole and at least at @version. */

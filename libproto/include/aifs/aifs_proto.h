@@ -1412,7 +1412,7 @@ struct aifs_ds_scrub_req {
  * @bytes:         bytes verified since the server started
  * @bad:           damaged chunks scrub found since the server started
  * @resynced:      chunks made whole from a peer (repairs and catch-ups)
- * @resync_failed: chunks no peer could make whole (left stale)
+ * @resync_failed: resync attempts that found no source (the copy kept)
  * @stripes:       EC stripes whose parity scrub compared with their data
  *                 (each by the server of its first parity fragment)
  * @stripes_bad:   of them, with parity that did not match: rewritten
