@@ -68,6 +68,28 @@ static u64 file_of_two_chunks(const char *name, struct aifs_layout *l,
 	return sa.ino;
 }
 
+/*
+ * File @name of two chunks on both copies, then its replica killed and
+ * counted out: the file's inode; its primary, replica and replica's id.
+ */
+static u64 replica_away(const char *name, char *old, struct ds_proc **primary,
+			struct ds_proc **replica, u32 *replica_id)
+{
+	struct cluster_state state;
+	struct aifs_layout l;
+	u64 ino;
+
+	ino = file_of_two_chunks(name, &l, old);
+	*primary = cluster_proc(le32_to_cpu(l.targets[0]));
+	*replica_id = le32_to_cpu(l.targets[1]);
+	*replica = cluster_proc(*replica_id);
+	ds_stop(*replica, SIGKILL);
+	state = (struct cluster_state){ *replica, AIFS_DS_OFFLINE };
+	CHECK(cluster_wait(cluster_in_state, &state, 2 * WAIT_MS),
+	      "the killed replica is not counted out");
+	return ino;
+}
+
 static void truncate_to(u64 ino, u64 size)
 {
 	struct aifs_setattr sa = { .valid = AIFS_SETATTR_SIZE, .ino = ino,
@@ -224,19 +246,11 @@ static void check_cut_while_pulled(char *old, char *new, char *buf)
 	struct cluster_state state;
 	struct aifs_chunk_rep rep = { 0 };
 	struct aifs_chunk_id id;
-	struct aifs_layout l;
 	u32 replica_id;
 	u64 ino;
 	int err;
 
-	ino = file_of_two_chunks("pulled", &l, old);
-	primary = cluster_proc(le32_to_cpu(l.targets[0]));
-	replica_id = le32_to_cpu(l.targets[1]);
-	replica = cluster_proc(replica_id);
-	ds_stop(replica, SIGKILL);
-	state = (struct cluster_state){ replica, AIFS_DS_OFFLINE };
-	CHECK(cluster_wait(cluster_in_state, &state, 2 * WAIT_MS),
-	      "the killed replica is not counted out");
+	ino = replica_away("pulled", old, &primary, &replica, &replica_id);
 	CHECK(!cut_on(primary, ino, 1, &rep), "the cut on the primary");
 	ds_chunk_id(&id, ino, 1);
 	CHECK(!aifs_chunk_delete(primary->conn, &id, AIFS_DELETE_FROM, 1),
@@ -255,7 +269,7 @@ static void check_cut_while_pulled(char *old, char *new, char *buf)
 	      "a cut during the pull: %s, not EAGAIN (version %llu, length %u)",
 	      strerror(-err), (unsigned long long)le64_to_cpu(rep.version),
 	      le32_to_cpu(rep.length));
-	state.state = AIFS_DS_UP;
+	state = (struct cluster_state){ replica, AIFS_DS_UP };
 	CHECK(cluster_wait(cluster_in_state, &state, 2 * WAIT_MS),
 	      "the returning replica did not catch up");
 	rep = (struct aifs_chunk_rep){ 0 };
@@ -311,14 +325,7 @@ int main(void)
 	/* The replica down: the job waits for it, then comes late. */
 	CHECK(aifs_unlink(cluster_conn, &cluster_cred, AIFS_ROOT_INO, "cut",
 			  &(struct aifs_entry_rep){ 0 }) == 0, "unlink");
-	ino = file_of_two_chunks("cut", &l, old);
-	primary = cluster_proc(le32_to_cpu(l.targets[0]));
-	replica_id = le32_to_cpu(l.targets[1]);
-	replica = cluster_proc(replica_id);
-	ds_stop(replica, SIGKILL);
-	state = (struct cluster_state){ replica, AIFS_DS_OFFLINE };
-	CHECK(cluster_wait(cluster_in_state, &state, 2 * WAIT_MS),
-	      "the killed replica is not counted out");
+	ino = replica_away("cut", old, &primary, &replica, &replica_id);
 	truncate_to(ino, CUT);
 	ds_fill(new, NEW_LEN, 4242);
 	CHECK(!ds_write(primary, ino, 0, CUT, new, NEW_LEN, &replica_id, 1,
@@ -329,7 +336,7 @@ int main(void)
 	      "no job waits for the killed replica (%llu queued)",
 	      (unsigned long long)jobs);
 	ds_start(replica);
-	state.state = AIFS_DS_UP;
+	state = (struct cluster_state){ replica, AIFS_DS_UP };
 	CHECK(cluster_wait(cluster_in_state, &state, WAIT_MS),
 	      "the returning replica did not catch up");
 	/* the late job (retried at most every 5 s) comes, and changes nothing */
