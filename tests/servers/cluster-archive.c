@@ -206,16 +206,8 @@ static void spoil_parity(struct ds_proc *p)
 /* How the scrub of @p stands. */
 static void scrub_ask(struct ds_proc *p, struct aifs_ds_scrub_rep *rep)
 {
-	struct aifs_ds_scrub_req req = { 0 };
-	struct aifs_reply reply;
-	int err;
+	int err = ds_scrub(p, 0, rep);
 
-	err = ds_request(p, AIFS_OP_DS_SCRUB, &req, sizeof(req), &reply);
-	if (!err)
-		err = -(int)reply.status ?:
-		      aifs_decode_ds_scrub_rep(reply.payload, reply.len, rep,
-					       NULL);
-	aifs_reply_free(&reply);
 	CHECK(!err, "DS_SCRUB: %d", err);
 }
 
@@ -223,25 +215,16 @@ static void scrub_ask(struct ds_proc *p, struct aifs_ds_scrub_rep *rep)
 static void scrub_pass(struct ds_proc *p, u64 pass,
 		       struct aifs_ds_scrub_rep *out)
 {
-	struct aifs_ds_scrub_req req = {
-		.flags = cpu_to_le32(AIFS_SCRUB_START),
-	};
+	u32 flags = AIFS_SCRUB_START;
 	struct aifs_ds_scrub_rep rep = { 0 };
-	struct aifs_reply reply;
 	int i, err = 0;
 
 	for (i = 0; i < 600 && !err; i++) {
-		err = ds_request(p, AIFS_OP_DS_SCRUB, &req, sizeof(req),
-				 &reply);
-		if (!err)
-			err = -(int)reply.status ?:
-			      aifs_decode_ds_scrub_rep(reply.payload,
-						       reply.len, &rep, NULL);
-		aifs_reply_free(&reply);
+		err = ds_scrub(p, flags, &rep);
 		if (!err && le64_to_cpu(rep.passes) >= pass &&
 		    !le32_to_cpu(rep.running))
 			break;
-		req.flags = 0;
+		flags = 0;
 		test_sleep_ms(50);
 	}
 	CHECK(!err && le64_to_cpu(rep.passes) == pass, "scrub pass: %d", err);

@@ -29,19 +29,9 @@
 /* The resync tally of @p (DS_SCRUB): attempts ended, made whole or not. */
 static u64 resync_ended(struct ds_proc *p)
 {
-	struct aifs_ds_scrub_req req = { 0 };
 	struct aifs_ds_scrub_rep rep;
-	struct aifs_reply reply;
-	int err;
 
-	err = ds_request(p, AIFS_OP_DS_SCRUB, &req, sizeof(req), &reply);
-	if (!err && reply.status)
-		err = -(int)reply.status;
-	if (!err)
-		err = aifs_decode_ds_scrub_rep(reply.payload, reply.len, &rep,
-					       NULL);
-	aifs_reply_free(&reply);
-	return err ? 0 : le64_to_cpu(rep.resynced) +
+	return ds_scrub(p, 0, &rep) ? 0 : le64_to_cpu(rep.resynced) +
 			 le64_to_cpu(rep.resync_failed);
 }
 
@@ -147,20 +137,6 @@ static u32 bytes_changed(struct ds_proc *p, u64 ino, const char *image,
 	return changed;
 }
 
-static void flip_byte(struct ds_proc *p, u64 ino, off_t off)
-{
-	char path[512];
-	char byte;
-	int fd;
-
-	CHECK(!ds_chunk_file(p, ino, 0, path, sizeof(path)), "no chunk file");
-	fd = open(path, O_RDWR);
-	CHECK(fd >= 0 && pread(fd, &byte, 1, off) == 1, "read %s", path);
-	byte ^= 0x20;
-	CHECK(pwrite(fd, &byte, 1, off) == 1, "flip in %s", path);
-	close(fd);
-}
-
 /* A copy and what it must serve, for serves_whole(). */
 struct whole {
 	struct ds_proc *p;
@@ -195,7 +171,7 @@ static void check_no_source(char *image, char *buf)
 	int err;
 
 	ino = file_of_one_chunk("damaged", p, image, buf, &version);
-	flip_byte(p[1], ino, FLIP_AT);
+	ds_flip_byte(p[1], ino, 0, FLIP_AT);
 	ds_stop(p[0], SIGKILL);
 	a = (struct attempt){ p[1], resync_ended(p[1]) };
 	err = ds_read(p[1], ino, 0, 0, DS_TEST_CHUNK, 0, buf, &len, NULL);

@@ -2,6 +2,7 @@
 /*
  * The shared part of the aifs-ds tests (see ds-harness.h).
  */
+#include <fcntl.h>
 #include <glob.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -385,5 +386,36 @@ int ds_chunk_file(struct ds_proc *p, u64 ino, u32 index, char *path,
 	else
 		err = -ENOENT;
 	globfree(&g);
+	return err;
+}
+
+void ds_flip_byte(struct ds_proc *p, u64 ino, u32 index, off_t off)
+{
+	char path[512];
+	u8 byte;
+	int fd;
+
+	CHECK(!ds_chunk_file(p, ino, index, path, sizeof(path)),
+	      "no chunk file");
+	fd = open(path, O_RDWR);
+	CHECK(fd >= 0 && pread(fd, &byte, 1, off) == 1, "read %s", path);
+	byte ^= 0x20;
+	CHECK(pwrite(fd, &byte, 1, off) == 1, "flip in %s", path);
+	close(fd);
+}
+
+int ds_scrub(struct ds_proc *p, u32 flags, struct aifs_ds_scrub_rep *rep)
+{
+	struct aifs_ds_scrub_req req = { .flags = cpu_to_le32(flags) };
+	struct aifs_reply reply;
+	int err;
+
+	err = ds_request(p, AIFS_OP_DS_SCRUB, &req, sizeof(req), &reply);
+	if (!err && reply.status)
+		err = -(int)reply.status;
+	if (!err)
+		err = aifs_decode_ds_scrub_rep(reply.payload, reply.len, rep,
+					       NULL);
+	aifs_reply_free(&reply);
 	return err;
 }

@@ -63,5 +63,9 @@ int ds_frag_read(struct ds_proc *p, u16 op, u64 ino, u32 stripe, u32 frag,
 /* Path of a chunk's data file in @p's data_dir (found by its name). */
 int ds_chunk_file(struct ds_proc *p, u64 ino, u32 index, char *path,
 		  size_t size);
+/* Damage byte @off of chunk @index's data file on @p (one bit flipped). */
+void ds_flip_byte(struct ds_proc *p, u64 ino, u32 index, off_t off);
+/* DS_SCRUB with @flags (AIFS_SCRUB_*) to @p: 0 with its tally, or -errno. */
+int ds_scrub(struct ds_proc *p, u32 flags, struct aifs_ds_scrub_rep *rep);
 
 #endif /* AIFS_DS_HARNESS_H */

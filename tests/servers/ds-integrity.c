@@ -4,9 +4,7 @@
  * the primary, is an EIO for that copy on the next read, and the copy is
  * repaired from its peer (the same bytes and CRCs as the good copy).
  */
-#include <fcntl.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "ds-harness.h"
 
@@ -15,20 +13,6 @@
 #define WAIT_STEPS	400	/* of 25 ms: 10 s */
 
 static u8 image[LEN], buf[LEN];
-
-static void flip_byte(struct ds_proc *p, off_t off)
-{
-	char path[256];
-	u8 byte;
-	int fd;
-
-	CHECK(!ds_chunk_file(p, INO, 0, path, sizeof(path)), "no chunk file");
-	fd = open(path, O_RDWR);
-	CHECK(fd >= 0 && pread(fd, &byte, 1, off) == 1, "read %s", path);
-	byte ^= 0x20;
-	CHECK(pwrite(fd, &byte, 1, off) == 1, "flip in %s", path);
-	close(fd);
-}
 
 static int read_all(struct ds_proc *p)
 {
@@ -67,7 +51,7 @@ static void flip_and_repair(struct ds_proc *bad, struct ds_proc *good,
 	u32 crcs_bad[16], crcs_good[16];
 	int i, err;
 
-	flip_byte(bad, off);
+	ds_flip_byte(bad, INO, 0, off);
 	err = read_all(bad);
 	CHECK(err == -EIO || err == -ESTALE, "flipped byte at %lld on ds %d: %d",
 	      (long long)off, bad->id, err);

@@ -5,9 +5,7 @@
  * CRCs), and the tally says so; a second pass finds nothing. FAIL_SET is
  * refused by a server without fault_injection.
  */
-#include <fcntl.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "ds-harness.h"
 
@@ -18,37 +16,6 @@
 
 static u8 image[NR_CHUNKS][LEN], buf[LEN];
 
-static void flip_byte(struct ds_proc *p, u32 index, off_t off)
-{
-	char path[256];
-	u8 byte;
-	int fd;
-
-	CHECK(!ds_chunk_file(p, INO, index, path, sizeof(path)),
-	      "no chunk file");
-	fd = open(path, O_RDWR);
-	CHECK(fd >= 0 && pread(fd, &byte, 1, off) == 1, "read %s", path);
-	byte ^= 0x01;
-	CHECK(pwrite(fd, &byte, 1, off) == 1, "flip in %s", path);
-	close(fd);
-}
-
-static int scrub(struct ds_proc *p, u32 flags, struct aifs_ds_scrub_rep *rep)
-{
-	struct aifs_ds_scrub_req req = { .flags = cpu_to_le32(flags) };
-	struct aifs_reply reply;
-	int err;
-
-	err = ds_request(p, AIFS_OP_DS_SCRUB, &req, sizeof(req), &reply);
-	if (!err && reply.status)
-		err = -(int)reply.status;
-	if (!err)
-		err = aifs_decode_ds_scrub_rep(reply.payload, reply.len, rep,
-					       NULL);
-	aifs_reply_free(&reply);
-	return err;
-}
-
 #define FIELD(rep, f)	((unsigned long long)le64_to_cpu((rep).f))
 
 /* Start a pass on @p and wait for it to end: its reply then. */
@@ -57,11 +24,11 @@ static void scrub_pass(struct ds_proc *p, u64 pass,
 {
 	int i, err;
 
-	err = scrub(p, AIFS_SCRUB_START, rep);
+	err = ds_scrub(p, AIFS_SCRUB_START, rep);
 	CHECK(!err && le32_to_cpu(rep->running), "start: %d, running %u", err,
 	      le32_to_cpu(rep->running));
 	for (i = 0; i < WAIT_STEPS; i++) {
-		err = scrub(p, 0, rep);
+		err = ds_scrub(p, 0, rep);
 		if (err || FIELD(*rep, passes) >= pass)
 			break;
 		test_sleep_ms(25);
@@ -100,14 +67,14 @@ int main(void)
 			       &replica, 1, NULL);
 		CHECK(!err, "write of chunk %u: %d", i, err);
 	}
-	err = scrub(&ds_procs[1], 0, &rep);
+	err = ds_scrub(&ds_procs[1], 0, &rep);
 	CHECK(!err && !le32_to_cpu(rep.running) && !FIELD(rep, passes) &&
 	      le32_to_cpu(rep.rate_mib) == 64,
 	      "before any pass: %d, running %u, passes %llu", err,
 	      le32_to_cpu(rep.running), FIELD(rep, passes));
 
 	/* chunk 1's second block, on the replica, which nobody reads */
-	flip_byte(&ds_procs[1], 1, AIFS_BLOCK_SIZE + 1234);
+	ds_flip_byte(&ds_procs[1], INO, 1, AIFS_BLOCK_SIZE + 1234);
 	scrub_pass(&ds_procs[1], 1, &rep);
 	CHECK(FIELD(rep, bad) == 1, "first pass found %llu damaged chunks",
 	      FIELD(rep, bad));
@@ -115,7 +82,7 @@ int main(void)
 	CHECK(FIELD(rep, bytes) == (NR_CHUNKS - 1) * (u64)LEN,
 	      "verified %llu bytes", FIELD(rep, bytes));
 	for (i = 0; i < WAIT_STEPS; i++) {
-		err = scrub(&ds_procs[1], 0, &rep);
+		err = ds_scrub(&ds_procs[1], 0, &rep);
 		if (err || FIELD(rep, resynced) >= 1)
 			break;
 		test_sleep_ms(25);
