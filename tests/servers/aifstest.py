@@ -2,7 +2,8 @@
 """Shared pieces of the server tests: an aifs-echo-server in a temporary
 directory, a raw peer that can send any frame, good or hostile, and a tiny
 test runner.  The wire format (constants, frames, proofs) is
-tests/lib/aifswire.py's, exported here too.  Python standard library only.
+tests/lib/aifswire.py's, exported here too.  Python standard library and
+aifswire (ISA-L for CRCs) only.
 
 AIFS_SERVER_WRAPPER (e.g. "valgrind --error-exitcode=99 --leak-check=full")
 runs every server under that command.

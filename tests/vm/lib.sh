@@ -511,17 +511,21 @@ unload_clean()
 # listens, killed when the test exits.  Sets SERVER_PID.
 start_peer()
 {
-	local log i
+	local log end
 	log=$(mktemp /tmp/aifs-peer.XXXXXX)
 	python3 "$@" >"$log" 2>&1 &
 	SERVER_PID=$!
 	AIFS_SERVER_PIDS+=("$SERVER_PID")
 	trap stop_servers EXIT
-	for i in $(seq 100); do
-		grep -q ready "$log" && return 0
-		kill -0 "$SERVER_PID" 2>/dev/null || break
+	# a deadline of wall-clock time: Python starts slowly in a loaded
+	# guest, and turns of the loop are slower there too
+	end=$((SECONDS + 60))
+	until grep -q ready "$log"; do
+		kill -0 "$SERVER_PID" 2>/dev/null && [ "$SECONDS" -lt "$end" ] ||
+			break
 		sleep 0.1
 	done
+	grep -q ready "$log" && return 0
 	cat "$log" >&2
 	fail "$(basename "$1") $2 on port $3 did not start"
 }

@@ -25,7 +25,7 @@ wrong, or something wrong from the start.  Modes:
   no-version      HELLO answered with EPROTONOSUPPORT
   wrong-proof     correct HELLO, an AUTH reply with a wrong server proof
 
-Python standard library only.
+Python standard library and aifswire (ISA-L for CRCs) only.
 """
 import os
 import sys

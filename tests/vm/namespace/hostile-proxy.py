@@ -24,7 +24,7 @@ says:
   xattr-size    GETXATTR: size larger than the value sent
   acl-perm      GETXATTR of a POSIX ACL: permissions 0x100 in its first entry
 
-Python standard library only.
+Python standard library and aifswire (ISA-L for CRCs) only.
 """
 import os
 import struct

@@ -23,7 +23,7 @@ spoiling_proxy).  CHUNK_READ replies are rewritten as MODE says:
   silent      no reply at all
   none        (any other) nothing spoilt
 
-Python standard library only.
+Python standard library and aifswire (ISA-L for CRCs) only.
 """
 import os
 import struct

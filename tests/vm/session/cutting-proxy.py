@@ -14,7 +14,7 @@ Listens on 127.0.0.1:PORT, prints "ready", relays every connection to the
 MDS at MDS_HOST:MDS_PORT over TCP untouched (the handshake too: no secret
 needed) and prints "cut OPCODE ID" for every reply it drops.
 
-Python standard library only.
+Python standard library and aifswire (ISA-L for CRCs) only.
 """
 import os
 import socket
