@@ -86,7 +86,7 @@ $(BIN)/aifs-mds: $(MDS_SRCS:%.c=$(BUILD)/obj/%.o) $(SERVER_LINK)
 
 # The aifs-ds tests (tests/servers/ds-*.c), each with the shared harness.
 DS_TESTS := $(addprefix $(SERVER_TEST_DIR)/,ds-io ds-replication ds-integrity \
-	ds-enospc ds-forward ds-punch ds-rdma ds-scrub ds-fail)
+	ds-enospc ds-forward ds-punch ds-rdma ds-scrub ds-fail ds-durability)
 USER_PROGS += $(DS_TESTS)
 
 $(DS_TESTS): $(SERVER_TEST_DIR)/%: $(BUILD)/obj/tests/servers/%.o \

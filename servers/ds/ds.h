@@ -166,6 +166,7 @@ struct ds_chunk {
 	int fd;
 	int mfd;
 	bool created;		/* by this open: removed again on failure */
+	int new_dirs;		/* directories made for it (ds_mkdirs()) */
 	struct ds_meta meta;
 };
 
@@ -211,7 +212,7 @@ void ds_inode_lock(struct ds *ds, u64 ino, struct ds_lock *lock);
 int ds_inode_load(struct ds *ds, u64 ino, struct ds_inode_rec *rec);
 int ds_inode_store(struct ds *ds, u64 ino, const struct ds_inode_rec *rec);
 int ds_inode_raise(struct ds *ds, u64 ino, u32 fence, u32 layout_gen);
-int ds_file_put(const char *path, const void *buf, size_t len);
+int ds_file_put(const char *path, const void *buf, size_t len, int made);
 void *ds_blocks_alloc(u32 nr_blocks);
 int ds_pread_all(int fd, void *buf, size_t len, off_t off);
 int ds_pwrite_all(int fd, const void *buf, size_t len, off_t off);

@@ -528,7 +528,8 @@ static int ds_forward_apply(struct aifs_request *req,
 	/* a resync that pulls an older version must not end the staleness */
 	if (c->meta.want < version)
 		c->meta.want = version;
-	err = ds_meta_store(c);
+	/* durably: the primary counts this copy's ESTALE as the write's */
+	err = ds_meta_store(c) ?: ds_chunk_sync(c);
 	return err ? err : ds_check_current(c, version);
 }
 

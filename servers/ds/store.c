@@ -295,7 +295,12 @@ static int ds_meta_create(struct ds_chunk *c, u32 chunk_size)
 	return err ? err : ds_meta_store(c);
 }
 
-/* The directories of the file @path. */
+/*
+ * The directories of the file @path, made where they are missing.
+ *
+ * Return: how many were made (0 to 2: chunks/<h1> and chunks/<h1>/<h2>),
+ * whose names ds_dirs_sync() makes durable, or -errno.
+ */
 static int ds_mkdirs(const char *path)
 {
 	char dir[PATH_MAX];
@@ -304,7 +309,9 @@ static int ds_mkdirs(const char *path)
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	*slash = '\0';
-	if (!mkdir(dir, 0700) || errno == EEXIST)
+	if (!mkdir(dir, 0700))
+		return 1;
+	if (errno == EEXIST)
 		return 0;
 	if (errno != ENOENT)
 		return -errno;
@@ -313,7 +320,43 @@ static int ds_mkdirs(const char *path)
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return -errno;
 	*slash = '/';
-	return mkdir(dir, 0700) && errno != EEXIST ? -errno : 0;
+	return mkdir(dir, 0700) && errno != EEXIST ? -errno : 2;
+}
+
+/* fsync the directory @dir: @err, or the sync's error. */
+static int ds_dir_fsync(const char *dir, int err)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return err ? err : -errno;
+	if (fsync(fd) && !err)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * Make the name of the file @path durable, and those of the @made
+ * directories above it that ds_mkdirs() made: fsync of each parent, as a
+ * new name is in its directory, not in the file that fsync(2) syncs.
+ * Return: @err, or the first sync's error.
+ */
+static int ds_dirs_sync(const char *path, int made, int err)
+{
+	char dir[PATH_MAX], *slash;
+	int i;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return err ? err : -ENAMETOOLONG;
+	for (i = 0; i <= made; i++) {
+		slash = strrchr(dir, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+		err = ds_dir_fsync(dir, err);
+	}
+	return err;
 }
 
 /* The sidecar first: a crash between the two leaves a chunk of holes. */
@@ -322,9 +365,9 @@ static int ds_chunk_create(struct ds_chunk *c, const char *mpath,
 {
 	int err;
 
-	err = ds_mkdirs(c->path);
-	if (err)
-		return err;
+	c->new_dirs = ds_mkdirs(c->path);
+	if (c->new_dirs < 0)
+		return c->new_dirs;
 	c->mfd = open(mpath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (c->mfd < 0)
 		return -errno;
@@ -422,30 +465,16 @@ void ds_chunk_close(struct ds_chunk *c, int err)
 	c->fd = c->mfd = -1;
 }
 
+/*
+ * Data and sidecar, durably; and a chunk this open made, its names: a
+ * write answered must not leave with the chunk's directory entry in a
+ * crash (a lost chunk would read as a hole).
+ */
 int ds_chunk_sync(struct ds_chunk *c)
 {
 	if (fdatasync(c->fd) || fdatasync(c->mfd))
 		return -errno;
-	return 0;
-}
-
-/* Sync the directory of the file @path: @err, or the sync's error. */
-static int ds_dir_sync(const char *path, int err)
-{
-	char dir[PATH_MAX], *slash;
-	int fd;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash)
-		*slash = 0;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return err ? err : -errno;
-	if (fsync(fd) && !err)
-		err = -errno;
-	close(fd);
-	return err;
+	return c->created ? ds_dirs_sync(c->path, c->new_dirs, 0) : 0;
 }
 
 /**
@@ -477,8 +506,8 @@ int ds_side_open(struct ds *ds, const struct aifs_chunk_id *id,
 	snprintf(path, sizeof(path), "%s", c->path);
 	err = ds_side_paths(path, c->path, mside);
 	if (!err)
-		err = ds_mkdirs(c->path);
-	if (err)
+		err = c->new_dirs = ds_mkdirs(c->path);
+	if (err < 0)
 		return err;
 	c->fd = open(c->path, flags, 0600);
 	if (c->fd >= 0)
@@ -540,7 +569,7 @@ int ds_side_swap(struct ds_chunk *c)
 	err = rename(mside, mpath) ? -errno : 0;
 	if (!err && fresh)
 		atomic_fetch_add(&c->ds->nr_chunks, 1);
-	return ds_dir_sync(path, err);
+	return ds_dirs_sync(path, c->new_dirs, err);
 }
 
 /*
@@ -562,7 +591,7 @@ static void ds_side_recover(const char *dir, const char *name)
 		return;
 	}
 	snprintf(mpath, sizeof(mpath), "%s.meta", path);
-	if (rename(mside, mpath) || ds_dir_sync(mpath, 0))
+	if (rename(mside, mpath) || ds_dirs_sync(mpath, 0, 0))
 		aifs_err("%s: a repair's swap not finished: %m", mside);
 	else
 		aifs_info("%s: a repair's swap finished", path);
@@ -624,9 +653,10 @@ int ds_inode_load(struct ds *ds, u64 ino, struct ds_inode_rec *rec)
 /*
  * @len bytes of @buf at the start of the file @path (created if need be,
  * in place otherwise: a record of a fixed size), durably, and its name
- * too: a new name must survive a crash as well.
+ * too, and those of the @made directories above it that ds_mkdirs() made
+ * for it: a new name must survive a crash as well.
  */
-int ds_file_put(const char *path, const void *buf, size_t len)
+int ds_file_put(const char *path, const void *buf, size_t len, int made)
 {
 	int fd, err = 0;
 
@@ -636,7 +666,7 @@ int ds_file_put(const char *path, const void *buf, size_t len)
 	if (ds_pwrite_all(fd, buf, len, 0) || fdatasync(fd))
 		err = -EIO;
 	close(fd);
-	return ds_dir_sync(path, err);
+	return ds_dirs_sync(path, made, err);
 }
 
 /*
@@ -650,11 +680,11 @@ int ds_inode_store(struct ds *ds, u64 ino, const struct ds_inode_rec *rec)
 		.layout_gen = cpu_to_le32(rec->layout_gen),
 	};
 	char path[PATH_MAX];
-	int err;
+	int made;
 
 	ds_inode_path(ds, ino, path, sizeof(path));
-	err = ds_mkdirs(path);
-	return err ? err : ds_file_put(path, &d, sizeof(d));
+	made = ds_mkdirs(path);
+	return made < 0 ? made : ds_file_put(path, &d, sizeof(d), made);
 }
 
 /* Raise @ino's record to @fence and @layout_gen where they are above it. */
@@ -753,6 +783,7 @@ struct ds_delete {
 	struct ds *ds;
 	const struct aifs_chunk_id *id;
 	u32 flags, fence;
+	bool unlinked;
 };
 
 static int ds_delete_one(const char *dir, const char *name,
@@ -771,20 +802,24 @@ static int ds_delete_one(const char *dir, const char *name,
 	victim.index = found->index;
 	victim.fragment = found->fragment;
 	ds_chunk_lock(del->ds, &victim, true, &lock);
-	if (!ds_chunk_has_cut(del->ds, &victim, del->fence))
+	if (!ds_chunk_has_cut(del->ds, &victim, del->fence)) {
 		ds_chunk_unlink(del->ds, path);
+		del->unlinked = true;
+	}
 	ds_chunk_unlock(del->ds, &lock);
 	return 0;
 }
 
 /*
  * CHUNK_DELETE: what is absent is deleted already; with @fence, what
- * holds that truncation already (ds_chunk_has_cut()) stays.
+ * holds that truncation already (ds_chunk_has_cut()) stays.  Answered
+ * once the directory is synced: a cut chunk that came back after a crash
+ * would show its old bytes when the file grows again.
  */
 int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags,
 		    u32 fence)
 {
-	struct ds_delete del = { ds, id, flags, fence };
+	struct ds_delete del = { ds, id, flags, fence, false };
 	u64 ino = le64_to_cpu(id->ino);
 	char dir[PATH_MAX - 64], path[PATH_MAX];
 	int err;
@@ -795,9 +830,9 @@ int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags,
 	if (!err && (flags & AIFS_DELETE_INODE) &&
 	    !(flags & AIFS_DELETE_UNCODED)) {
 		ds_inode_path(ds, ino, path, sizeof(path));
-		unlink(path);
+		del.unlinked |= !unlink(path);
 	}
-	return err;
+	return del.unlinked ? ds_dir_fsync(dir, err) : err;
 }
 
 static int ds_entry_cmp(const void *a, const void *b)

@@ -91,7 +91,7 @@ static int ds_catchup_mark(struct ds *ds, u64 ino,
 		return errno == ENOENT ? 0 : -errno;
 	}
 	fresh = access(path, F_OK) != 0;
-	err = ds_file_put(path, layout, sizeof(*layout));
+	err = ds_file_put(path, layout, sizeof(*layout), 0);
 	if (!err && fresh)
 		atomic_fetch_add(&ds->catching_up, 1);
 	return err;

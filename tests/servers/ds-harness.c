@@ -228,7 +228,11 @@ int ds_write(struct ds_proc *p, u64 ino, u32 index, u32 offset,
 	     const void *data, u32 len, const u32 *replicas, int nr,
 	     u64 *version)
 {
-	struct aifs_chunk_write_req req = { .offset = cpu_to_le32(offset) };
+	/* synced, as the kernel's client asks for every write */
+	struct aifs_chunk_write_req req = {
+		.offset = cpu_to_le32(offset),
+		.flags = cpu_to_le32(AIFS_IO_SYNC),
+	};
 
 	return ds_write_call(p, &req, ino, index, replicas, nr, data, len,
 			     version);
@@ -238,6 +242,7 @@ int ds_write_gen(struct ds_proc *p, u64 ino, u32 index, const void *data,
 		 u32 len, const u32 *replicas, int nr, u32 layout_gen)
 {
 	struct aifs_chunk_write_req req = {
+		.flags = cpu_to_le32(AIFS_IO_SYNC),
 		.layout_gen = cpu_to_le32(layout_gen),
 	};
 
