@@ -38,28 +38,29 @@ static void sync_log(const char *call, int fd)
 	close(lfd);
 }
 
+/* The call @name of the next library (libc), logged when it succeeded. */
+static int sync_call(const char *name, int (**next)(int), int fd)
+{
+	int ret;
+
+	if (!*next)
+		*next = (int (*)(int))dlsym(RTLD_NEXT, name);
+	ret = (*next)(fd);
+	if (!ret)
+		sync_log(name, fd);
+	return ret;
+}
+
 int fsync(int fd)
 {
 	static int (*next)(int);
-	int ret;
 
-	if (!next)
-		next = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
-	ret = next(fd);
-	if (!ret)
-		sync_log("fsync", fd);
-	return ret;
+	return sync_call("fsync", &next, fd);
 }
 
 int fdatasync(int fd)
 {
 	static int (*next)(int);
-	int ret;
 
-	if (!next)
-		next = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
-	ret = next(fd);
-	if (!ret)
-		sync_log("fdatasync", fd);
-	return ret;
+	return sync_call("fdatasync", &next, fd);
 }
