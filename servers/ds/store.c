@@ -305,6 +305,7 @@ static int ds_mkdirs(const char *path)
 {
 	char dir[PATH_MAX];
 	char *slash;
+	int made = 0;
 
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
@@ -317,10 +318,12 @@ static int ds_mkdirs(const char *path)
 		return -errno;
 	slash = strrchr(dir, '/');
 	*slash = '\0';
-	if (mkdir(dir, 0700) && errno != EEXIST)
+	if (!mkdir(dir, 0700))
+		made = 1;
+	else if (errno != EEXIST)
 		return -errno;
 	*slash = '/';
-	return mkdir(dir, 0700) && errno != EEXIST ? -errno : 2;
+	return mkdir(dir, 0700) && errno != EEXIST ? -errno : made + 1;
 }
 
 /* fsync the directory @dir: @err, or the sync's error. */
