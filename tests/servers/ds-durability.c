@@ -43,10 +43,13 @@ static bool log_has(const char *call, const char *path)
 	return found;
 }
 
-/* How many directories under @p's data directory the log has synced. */
+/*
+ * How many directories under @p's data directory the log has synced: the
+ * paths without a dot in their last name (every file there has one).
+ */
 static int log_dirs(const struct ds_proc *p)
 {
-	char line[1024], prefix[512], *path;
+	char line[1024], prefix[512];
 	int n = 0;
 	FILE *f;
 
@@ -54,10 +57,8 @@ static int log_dirs(const struct ds_proc *p)
 	f = fopen(sync_log, "r");
 	while (f && fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
-		path = line + strlen("fsync ");
 		n += !strncmp(line, prefix, strlen(prefix)) &&
-		     !strstr(path, ".meta") && !strstr(path, ".inode") &&
-		     !strchr(strrchr(path, '/'), '.');
+		     !strchr(strrchr(line, '/'), '.');
 	}
 	if (f)
 		fclose(f);
