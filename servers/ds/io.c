@@ -482,9 +482,13 @@ static int ds_primary_apply(struct aifs_request *req,
 	int err;
 
 	err = ds_check_layout(c, r);
-	/* A stale primary would number the write wrongly: catch up first. */
-	if (!err && ds_check_current(c, 0))
-		err = -EAGAIN;
+	/*
+	 * A stale primary would number the write wrongly: it catches up
+	 * first, and meanwhile serves nothing (ESTALE: the client goes round
+	 * again, for up to its timeo, as while a server is SYNCING).
+	 */
+	if (!err)
+		err = ds_check_current(c, 0);
 	if (!err)
 		err = ds_ahead_out(req->data, r->replicas,
 				   le16_to_cpu(r->ahead));

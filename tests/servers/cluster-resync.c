@@ -14,6 +14,12 @@
  *    data renamed into place, not the sidecar) is finished when the
  *    server starts again; a side copy of a pull cut short before it is
  *    removed, the copy left as it was.
+ * 4. A primary whose own copy is stale (found damaged by a read), its
+ *    pull under way, answers a
+ *    write ESTALE (the client goes round again, for up to its timeo,
+ *    while the copy catches up), not EAGAIN (tried ten times in half a
+ *    second, then the write failed: issue 29's consistency review, G9);
+ *    once the pull is over, the write goes.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -272,6 +278,57 @@ static void check_swap_recovery(char *image, char *buf)
 	      "the side copy of a pull cut short is still there");
 }
 
+/* Does @arg's server answer ESTALE for its chunk 0?  A cluster_wait() cond. */
+static bool copy_stale(void *arg)
+{
+	struct whole *w = arg;
+	u32 len = 0;
+
+	return ds_read(w->p, w->ino, 0, 0, DS_TEST_CHUNK, 0, w->buf, &len,
+		       NULL) == -ESTALE;
+}
+
+/* A stale primary is no primary until it has caught up. */
+static void check_stale_primary(char *image, char *buf)
+{
+	struct cluster_state up;
+	struct ds_proc *p[2];
+	u64 ino, version;
+	u32 len = 0, replica;
+	int err;
+
+	ino = file_of_one_chunk("stale-primary", p, image, buf, &version);
+	replica = p[1]->id;
+	ds_stop(p[0], SIGTERM);
+	/* every pull pauses 20 s once its bytes are in (times=0: no end) */
+	setenv("AIFS_FAIL", "ds.resync.pause:value=20000:times=0", 1);
+	ds_start(p[0]);
+	unsetenv("AIFS_FAIL");
+	up = (struct cluster_state){ p[0], AIFS_DS_UP };
+	CHECK(cluster_wait(cluster_in_state, &up, WAIT_MS),
+	      "the primary is not UP again");
+	/* and serves the file again (a restart may catch its inode up) */
+	CHECK(cluster_wait(serves_whole,
+			   &(struct whole){ p[0], ino, image, buf }, WAIT_MS),
+	      "the restarted primary does not serve the file");
+	/* a read finds the primary's copy damaged: stale, pulled, paused */
+	ds_flip_byte(p[0], ino, 0, FLIP_AT);
+	err = ds_read(p[0], ino, 0, 0, DS_TEST_CHUNK, 0, buf, &len, NULL);
+	CHECK(err == -EIO, "a read of the damaged copy: %s, not EIO",
+	      strerror(-err));
+	CHECK(cluster_wait(copy_stale, &(struct whole){ p[0], ino, image, buf },
+			   WAIT_MS), "the damaged copy was not marked stale");
+	err = ds_write(p[0], ino, 0, 0, image, DS_TEST_CHUNK, &replica, 1,
+		       NULL);
+	CHECK(err == -ESTALE, "a write to a stale primary: %s, not ESTALE",
+	      strerror(-err));
+	CHECK(cluster_wait(serves_whole,
+			   &(struct whole){ p[0], ino, image, buf }, WAIT_MS),
+	      "the primary does not serve again after its pull");
+	CHECK(!ds_write(p[0], ino, 0, 0, image, DS_TEST_CHUNK, &replica, 1,
+			NULL), "a write once the primary caught up");
+}
+
 int main(void)
 {
 	static char image[DS_TEST_CHUNK], buf[DS_TEST_CHUNK];
@@ -281,5 +338,6 @@ int main(void)
 	check_claim(image, buf);
 	check_no_source(image, buf);
 	check_swap_recovery(image, buf);
+	check_stale_primary(image, buf);
 	return test_result();
 }

@@ -65,10 +65,16 @@ static void *crossing_writer(void *arg)
 	ds_fill(mine, sizeof(buf[0]), c->replica);
 	for (i = 0; i < 10; i++) {
 		tries = 0;
-		do
-			err = ds_write(c->primary, c->ino, 3, 0, mine,
-				       sizeof(buf[0]), &c->replica, 1, NULL);
-		while (err == -EAGAIN && ++tries < 200);
+		/*
+		 * as the kernel's client goes round again: EAGAIN (a replica
+		 * failed mid-forward), ESTALE (this primary's copy is stale
+		 * after a crossing forward, and catches up first)
+		 */
+		while ((err = ds_write(c->primary, c->ino, 3, 0, mine,
+				       sizeof(buf[0]), &c->replica, 1,
+				       NULL)) &&
+		       (err == -EAGAIN || err == -ESTALE) && ++tries < 200)
+			test_sleep_ms(10);
 		c->failed += !!err;
 	}
 	return NULL;
