@@ -67,8 +67,16 @@ static int aifs_file_opened(struct inode *inode, const struct aifs_open_rep *rep
  * close(2) never waits for a dead cluster. A CLOSE lost so leaves the
  * open on the MDS until this client's sessions end. With @commit, it
  * carries the size and mtime of the writes (AIFS_CLOSE_SIZE); when it
- * fails they stay uncommitted and the inode dirty, for aifs_write_inode().
+ * fails they stay uncommitted and the inode dirty, for aifs_write_inode()
+ * (aifs_file_commit_later()).
  */
+/* The size and mtime of the writes wait for aifs_write_inode(). */
+static void aifs_file_commit_later(struct inode *inode)
+{
+	set_bit(AIFS_I_UNCLOSED, &AIFS_I(inode)->flags);
+	mark_inode_dirty_sync(inode);
+}
+
 static int aifs_file_close_call(struct inode *inode,
 				const struct aifs_file *af, bool commit)
 {
@@ -97,8 +105,7 @@ static int aifs_file_close_call(struct inode *inode,
 	err = aifs_mds_call(inode->i_sb, &m);
 	if (err && commit) {
 		set_bit(AIFS_I_WRITTEN, &AIFS_I(inode)->flags);
-		set_bit(AIFS_I_UNCLOSED, &AIFS_I(inode)->flags);
-		mark_inode_dirty_sync(inode);
+		aifs_file_commit_later(inode);
 	}
 	if (!err && commit)
 		err = aifs_inode_update_own(inode, &rep.attr);
@@ -147,10 +154,12 @@ out_free:
  */
 static int aifs_file_flush(struct file *file, fl_owner_t id)
 {
+	int err;
+
 	if (!(file->f_mode & FMODE_WRITE))
 		return 0;
-	filemap_write_and_wait(file->f_mapping);
-	return file_check_and_advance_wb_err(file);
+	err = aifs_write_and_wait(file, 0, LLONG_MAX);
+	return err == -ERESTARTSYS ? -EINTR : err;
 }
 
 /*
@@ -158,15 +167,21 @@ static int aifs_file_flush(struct file *file, fl_owner_t id)
  * since the last flush goes too, then CLOSE, with the size of the writes
  * for a file open for writing. Errors have nobody to go to here: a failed
  * CLOSE ends with the session, an unwritten size waits for the next.
+ * A writer killed while its data waits on the data servers (this is its
+ * exit's close) does not wait: the data goes on without it, and the size
+ * waits for aifs_write_inode(), which commits it once the data is there.
  */
 static int aifs_file_release(struct inode *inode, struct file *file)
 {
 	struct aifs_file *af = file->private_data;
-	bool writer = file->f_mode & FMODE_WRITE;
+	bool commit = file->f_mode & FMODE_WRITE;
 
-	if (writer)
-		filemap_write_and_wait(inode->i_mapping);
-	aifs_file_close_call(inode, af, writer);
+	if (commit && aifs_write_and_wait(file, 0, LLONG_MAX) == -ERESTARTSYS) {
+		commit = false;
+		if (test_bit(AIFS_I_WRITTEN, &AIFS_I(inode)->flags))
+			aifs_file_commit_later(inode);
+	}
+	aifs_file_close_call(inode, af, commit);
 	kfree(af);
 	return 0;
 }
@@ -329,7 +344,7 @@ static int aifs_file_fsync(struct file *file, loff_t start, loff_t end,
 	struct aifs_file *af = file->private_data;
 	int err;
 
-	err = file_write_and_wait_range(file, start, end);
+	err = aifs_write_and_wait(file, start, end);
 	if (err || !(file->f_mode & FMODE_WRITE))
 		return err;
 	return aifs_inode_commit(file_inode(file), af->handle);

@@ -25,6 +25,7 @@
 #include <linux/pagemap.h>
 #include <linux/posix_acl.h>
 #include <linux/slab.h>
+#include <linux/writeback.h>
 #include <linux/xattr.h>
 
 #include "internal.h"
@@ -559,15 +560,18 @@ int aifs_inode_commit(struct inode *inode, u64 handle)
 /**
  * aifs_write_inode - super_operations->write_inode
  * @inode: an inode the VFS writes back
- * @wbc: unused: the call is the same for sync(2) and the flusher
+ * @wbc: the flusher's (it does not wait) or sync's (WB_SYNC_ALL: it does)
  *
  * A file whose last CLOSE could not commit the size and mtime of its
- * writes (the MDS was away: the close does not wait for it) is dirty, so
- * that it is not evicted with them: they are committed here, with no open
- * handle (the MDS checks write access), and the inode stays dirty while
- * that fails, unless the file is gone. Only then: the writes of a file
- * open go with its fsync or CLOSE, and the inode is dirtied by every
- * mtime update. Data written since (a new open) goes first.
+ * writes (the MDS was away, or the writer was killed while its data was on
+ * its way: the close waits for neither) is dirty, so that it is not
+ * evicted with them: they are committed here, with no open handle (the
+ * MDS checks write access), and the inode stays dirty while that fails,
+ * unless the file is gone. Only then: the writes of a file open go with
+ * its fsync or CLOSE, and the inode is dirtied by every mtime update.
+ * Data written since (a new open) goes first: the flusher tries again
+ * later, sync(2) and umount wait for it here (sync's writeback of the
+ * data does not wait before it calls this).
  *
  * Return: 0 or the commit's negative errno.
  */
@@ -579,6 +583,8 @@ int aifs_write_inode(struct inode *inode, struct writeback_control *wbc)
 
 	if (!test_and_clear_bit(AIFS_I_UNCLOSED, &ai->flags))
 		return 0;
+	if (wbc->sync_mode == WB_SYNC_ALL)
+		filemap_fdatawait_keep_errors(mapping);
 	if (mapping_tagged(mapping, PAGECACHE_TAG_DIRTY) ||
 	    mapping_tagged(mapping, PAGECACHE_TAG_WRITEBACK))
 		err = -EAGAIN;

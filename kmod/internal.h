@@ -486,6 +486,7 @@ int aifs_writepages(struct address_space *mapping,
 		    struct writeback_control *wbc);
 int aifs_launder_folio(struct folio *folio);
 void aifs_folio_set_range(struct folio *folio, size_t start, size_t end);
+int aifs_write_and_wait(struct file *file, loff_t start, loff_t end);
 int aifs_punch_wait(struct inode *inode);
 int aifs_ec_cut_tail(struct inode *inode, loff_t size);
 int aifs_punch_range(struct inode *inode, const struct aifs_layout *layout,

@@ -403,12 +403,22 @@ static void aifs_write_end_folios(struct aifs_write_req *wreq, int err)
 	rcu_read_unlock();
 }
 
+/* Folios of @mapping left writeback: for aifs_write_and_wait(). */
+static void aifs_writeback_ended(struct address_space *mapping)
+{
+	/* orders the tags' clearing before wake_up_var()'s look for waiters */
+	smp_mb();
+	wake_up_var(mapping);
+}
+
 static void aifs_write_done(struct aifs_write_req *wreq, int err)
 {
-	if (wreq->dio)
+	if (wreq->dio) {
 		aifs_dio_end(wreq->dio, wreq->pos - wreq->dio->pos, err);
-	else
+	} else {
 		aifs_write_end_folios(wreq, err);
+		aifs_writeback_ended(wreq->inode->i_mapping);
+	}
 	iput(wreq->inode);
 	kfree(wreq);
 }
@@ -614,6 +624,7 @@ static int aifs_writepages_fill(struct page *page,
 		folio_start_writeback(folio);
 		folio_unlock(folio);
 		folio_end_writeback(folio);
+		aifs_writeback_ended(folio->mapping);
 		return 0;
 	}
 	if (wb->wreq && !aifs_wb_continues(wb, pos))
@@ -726,6 +737,47 @@ int aifs_launder_folio(struct folio *folio)
 	err = aifs_write_issue(wreq);
 	aifs_write_done(wreq, err);
 	return err;
+}
+
+/*
+ * A task that a signal killed closes its files in do_exit() (exit_code is
+ * its signal by then), where no signal is pending any more to end a
+ * killable wait: its flush and release must not start one.
+ */
+static bool aifs_killed_task_exits(void)
+{
+	return (current->flags & PF_EXITING) && (current->exit_code & 0x7f);
+}
+
+/**
+ * aifs_write_and_wait - write back a file's range and wait for it, killably
+ * @file: the file
+ * @start: first byte
+ * @end: last byte
+ *
+ * As file_write_and_wait_range(), whose wait is uninterruptible: a write
+ * waits for its data servers as long as its rounds go (a timeo per server
+ * that does not answer, the failover, a server catching up), and fsync(2)
+ * or close(2) that waits for it can be killed meanwhile (SIGKILL ends any
+ * wait of a hard mount), and so can the exit of a killed task.  The wait
+ * is for every folio of the file under writeback, then
+ * file_write_and_wait_range() for the errors.
+ *
+ * Return: 0, the writeback's first error not reported to @file yet, or
+ * -ERESTARTSYS when the task was killed: its writes go on without it.
+ */
+int aifs_write_and_wait(struct file *file, loff_t start, loff_t end)
+{
+	struct address_space *mapping = file->f_mapping;
+	int err, ret;
+
+	err = filemap_fdatawrite_range(mapping, start, end);
+	if (aifs_killed_task_exits() ||
+	    wait_var_event_killable(mapping,
+			!mapping_tagged(mapping, PAGECACHE_TAG_WRITEBACK)))
+		return -ERESTARTSYS;
+	ret = file_write_and_wait_range(file, start, end);
+	return err ?: ret;
 }
 
 /**
