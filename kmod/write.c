@@ -33,12 +33,12 @@
  * Failover. EAGAIN from the primary (a replica failed mid-forward, or the
  * primary's map is behind) is retried, a bounded number of times. A
  * primary that cannot be reached, whose connection fails or times out, or
- * that answers ESTALE (its copy is being resynced, or it does not serve
- * now) is skipped: the next member of the group becomes the primary of
- * this write, with all the others as replicas, the skipped one too. The
- * new primary forwards to it; one it cannot reach it waits for until the
- * MDS counts it out, so no copy that serves ever misses the write
- * (Documentation/fault-tolerance.md, "The rules").
+ * that answers ESTALE (its copy, or a replica's, is being resynced, or it
+ * does not serve now) is skipped: the next member of the group becomes
+ * the primary of this write, with all the others as replicas, the
+ * skipped one too. The new primary forwards to it; one it cannot reach
+ * it waits for until the MDS counts it out, so no copy that serves ever
+ * misses the write (Documentation/fault-tolerance.md, "The rules").
  *
  * A run holds its inode (ihold), as a read does; umount writes back and
  * waits (sync_filesystem()) before the connections fail, and drains the

@@ -12,6 +12,7 @@
  * locked, and is then written and forwarded as any other.
  */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "aifs/rdma.h"
 #include "ds.h"
@@ -448,8 +449,9 @@ int ds_ahead_out(struct ds *ds, const __le32 *ids, u32 ahead)
  * fetches the layout again.  Looked at once more after the write is
  * applied here: a rebuild fences the old layouts before it copies the
  * inode to the new member, so a write that passes that second look is
- * in the copy.  A new member that is still catching up is no primary:
- * -EBUSY (ESTALE to the client).
+ * in the copy.  One that fails it is still forwarded (ds_primary_apply())
+ * but not acknowledged.  A new member that is still catching up is no
+ * primary: -EBUSY (ESTALE to the client).
  */
 int ds_layout_gen_check(struct ds *ds, u64 ino, u32 layout_gen)
 {
@@ -471,15 +473,35 @@ static int ds_check_layout_gen(struct ds *ds,
 				   le32_to_cpu(r->layout_gen));
 }
 
+/* The ds.write.pause fail point: a write applied here, not yet forwarded. */
+static void ds_write_fail_pause(u16 opcode)
+{
+	u32 ms;
+
+	if (aifs_fail(AIFS_FAIL_DS_WRITE_PAUSE, opcode, &ms))
+		usleep((ms ? ms : 1000) * 1000ULL);
+}
+
 /*
  * CHUNK_WRITE, on the chunk's primary: write locally with the next
  * version, then forward to the replicas the request names.
+ *
+ * A version applied here is forwarded even when the layout changed
+ * meanwhile (the second look, ds_layout_gen_check()): the replicas named
+ * are the group it was numbered in, and one left a version behind would
+ * find a gap in the client's next write, made with the new layout, and
+ * refuse it until it pulled the chunk.  The fence does not forbid this
+ * forward: it keeps writes of an old layout from being acknowledged, and
+ * this one is not (-EREMCHG).  The rebuild's new member, not named here,
+ * has the version or not depending on when its copy read it; if not, the
+ * client's next write finds its gap, and is acknowledged only once it
+ * pulled the chunk.
  */
 static int ds_primary_apply(struct aifs_request *req,
 			    const struct aifs_chunk_write_req *r,
 			    const struct aifs_span *data, struct ds_chunk *c)
 {
-	int err;
+	int err, moved;
 
 	err = ds_check_layout(c, r);
 	/*
@@ -496,11 +518,12 @@ static int ds_primary_apply(struct aifs_request *req,
 		err = ds_check_layout_gen(req->data, r);
 	if (!err)
 		err = ds_write_local(c, r, data, c->meta.version + 1);
-	if (!err)
-		err = ds_check_layout_gen(req->data, r);
-	if (!err)
-		err = ds_forward(req->data, r, data, c->meta.version);
-	return err ? err : ds_reply_chunk(req, c, ds_write_len(r, data));
+	if (err)
+		return err;
+	ds_write_fail_pause(req->opcode);
+	moved = ds_check_layout_gen(req->data, r);
+	err = ds_forward(req->data, r, data, c->meta.version);
+	return moved ?: err ?: ds_reply_chunk(req, c, ds_write_len(r, data));
 }
 
 /*
@@ -532,7 +555,11 @@ static int ds_forward_apply(struct aifs_request *req,
 	/* a resync that pulls an older version must not end the staleness */
 	if (c->meta.want < version)
 		c->meta.want = version;
-	/* durably: the primary counts this copy's ESTALE as the write's */
+	/*
+	 * durably: a primary that holds this server SYNCING or out (or has
+	 * no MDS) acknowledges without it, and after a crash too this copy
+	 * must not serve what it lacks
+	 */
 	err = ds_meta_store(c) ?: ds_chunk_sync(c);
 	return err ? err : ds_check_current(c, version);
 }

@@ -4,22 +4,29 @@
  * CHUNK_FORWARD to every replica the client named, all at once, over one
  * libaifs connection per peer (shared by all worker threads).
  *
- * Rule: the write succeeds when every LIVE replica has it.  A replica that
- * cannot be reached, breaks the connection or stays silent for
- * replica_timeout_ms is dead for this write: logged, skipped, and not
+ * Rule: the write succeeds when every replica has it, or the MDS has
+ * recorded the one that lacks it: counted out (OFFLINE, RETIRED) or
+ * SYNCING, a copy that is caught up whole before it serves again.  A
+ * replica that cannot be reached, breaks the connection or stays silent
+ * for replica_timeout_ms is dead for this write: logged, skipped, and not
  * tried again for peer_retry_ms (so a dead peer does not cost a timeout
  * per write).  A replica that is not in the peer table at all means our
  * cluster map is behind (the client's is newer): the write fails with
  * EAGAIN, never acknowledged with a copy short, and the map is fetched
  * now.  A replica answering ESTALE is behind and pulling the chunk
- * (resync.c): it is skipped the same way.  A replica answering any other
- * error (ENOSPC, EIO) was alive and failed: the write fails with EAGAIN
- * and the client retries; versions tell the newest copy.
+ * (resync.c): it lacks the write, and is skipped only when our map holds
+ * it SYNCING or out; one held UP fails the write with ESTALE (the client
+ * goes round again while it catches up: ds_forward_behind()).  A replica
+ * answering any other error (ENOSPC, EIO) was alive and failed: the
+ * write fails with EAGAIN and the client retries; versions tell the
+ * newest copy.
  *
  * With an MDS, "dead" is the MDS's word, not ours: a replica we cannot
  * reach is skipped only once the MDS counts it OFFLINE, for only then
  * does it stop serving (its lease, mds_link.c).  Until then the forward
- * is tried again (ds_forward_until_out()).
+ * is tried again (ds_call_until_out()).  Without one (a static cluster,
+ * which promises nothing) a dead replica is skipped at once, and a
+ * behind one too.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -327,7 +334,7 @@ struct ds_fwd {
 	u32 target;
 	pthread_t thread;
 	bool threaded;
-	int err;	/* 0 if it has the write or is skipped, else -EAGAIN */
+	int err;	/* 0: it has the write or is skipped; -ESTALE, -EAGAIN */
 };
 
 /* Whether peer @id is in the map in one of the @n states of @states. */
@@ -421,6 +428,33 @@ int ds_peer_write(struct ds *ds, u32 id, u16 opcode, const struct iovec *iov,
 	return err;
 }
 
+/*
+ * Replica @id answered ESTALE: it found a version gap, marked its copy
+ * stale (durably, with the version it must reach) and pulls the chunk;
+ * it lacks the write.  One our map holds SYNCING or out is recorded by
+ * the MDS as a copy caught up whole before it serves: skipped (0).  One
+ * held UP is recorded nowhere, and the write would rest on fewer copies
+ * than its layout's: -ESTALE.  The client goes round again (100 ms
+ * apart, up to its timeo; the next member does not lead meanwhile,
+ * ds_ahead_out()) while the replica pulls from us, who hold the version;
+ * not EAGAIN, tried ten times in half a second, less than a pull may
+ * take.  Our map may be behind, the replica SYNCING already: fetched,
+ * for the next round.  A static cluster records nothing and skips a dead
+ * replica at once: a behind one too, which serves nothing until it
+ * caught up (its stale mark).
+ */
+static int ds_forward_behind(struct ds *ds, u32 id)
+{
+	if (!ds_mds_out_wait_ms(ds) || ds_peer_leads_nothing(ds, id)) {
+		aifs_info("replica %u is behind: skipped while it resyncs", id);
+		return 0;
+	}
+	aifs_info("replica %u is behind: write refused while it resyncs, map refreshed",
+		  id);
+	ds_mds_refresh(ds);
+	return -ESTALE;
+}
+
 static void ds_forward_one(struct ds_fwd *f)
 {
 	u32 len = le32_to_cpu(f->req.data_len);
@@ -460,13 +494,14 @@ static void ds_forward_one(struct ds_fwd *f)
 	}
 	err = reply.status;
 	aifs_reply_free(&reply);
-	if (err == ESTALE)
-		aifs_info("replica %u is behind: skipped while it resyncs",
-			  f->target);
-	else if (err)
+	if (err == ESTALE) {
+		f->err = ds_forward_behind(f->ds, f->target);
+		return;
+	}
+	if (err)
 		aifs_warn("replica %u failed the write: %s", f->target,
 			  strerror(err));
-	f->err = err && err != ESTALE ? -EAGAIN : 0;
+	f->err = err ? -EAGAIN : 0;
 }
 
 static void *ds_forward_thread(void *arg)
@@ -498,6 +533,8 @@ static void ds_forward_req(struct aifs_chunk_write_req *fwd,
  * Forward to every replica at once, each on a thread of its own (the
  * first on ours): a write waits for the slowest replica, not for the sum
  * of them.  A thread that cannot be had is a forward made in turn.
+ * -ESTALE when a replica is behind (the client goes round until it
+ * caught up), else -EAGAIN when one failed.
  */
 int ds_forward(struct ds *ds, const struct aifs_chunk_write_req *req,
 	       const struct aifs_span *data, u64 version)
@@ -522,7 +559,9 @@ int ds_forward(struct ds *ds, const struct aifs_chunk_write_req *req,
 			pthread_join(fwd[i].thread, NULL);
 		else
 			ds_forward_one(&fwd[i]);
-		if (fwd[i].err)
+		if (fwd[i].err == -ESTALE)
+			err = -ESTALE;
+		else if (fwd[i].err && !err)
 			err = -EAGAIN;
 		atomic_fetch_add(&ds->forwards, 1);
 		atomic_fetch_add(&ds->forwards_refused, !!fwd[i].err);

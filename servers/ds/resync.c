@@ -20,7 +20,7 @@
  *
  * The peer's CRCs were checked by its read, ours are computed anew: the
  * data is verified end to end.  A copy no peer can replace keeps its
- * bytes: a stale one stays stale (reads answer ESTALE, forwards skip it)
+ * bytes: a stale one stays stale (reads and forwards answer ESTALE)
  * and its job stays queued, tried again later (every DS_RESYNC_RETRY_MS,
  * doubling), so it is repaired once a source is back; a doubted one was
  * fine.  A damaged EC fragment has no copy to pull: it is decoded again
@@ -254,8 +254,9 @@ void ds_resync_request(struct ds *ds, const struct aifs_chunk_id *id,
 
 /*
  * A damaged copy is marked stale before anything is pulled, durably, its
- * bytes kept: reads go to another copy, forwards skip it and record what
- * they brought (want), so that only a copy at least that new replaces it.
+ * bytes kept: reads go to another copy, forwards are refused and record
+ * what they brought (want), so that only a copy at least that new
+ * replaces it.
  */
 static int ds_resync_mark(struct ds *ds, const struct ds_resync_job *job)
 {
@@ -286,10 +287,10 @@ struct ds_resync_end {
 
 /*
  * Whether the pulled copy @end may replace ours, @m: a stale copy only
- * by one with the newest version a forward brought (which the primary
- * counted as not live here; else -EAGAIN: the pass starts over), a whole
- * copy never by an older one, unless a sync asks for the group's copy as
- * it is.
+ * by one with the newest version a forward brought (which this copy
+ * answered ESTALE, not holding it; else -EAGAIN: the pass starts over),
+ * a whole copy never by an older one, unless a sync asks for the group's
+ * copy as it is.
  */
 static int ds_resync_takes(const struct ds_resync_job *job,
 			   const struct ds_meta *m,

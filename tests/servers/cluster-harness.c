@@ -334,9 +334,10 @@ u64 cluster_create(const char *name, struct aifs_layout *layout)
 }
 
 /*
- * Chunk @index of @ino to its primary, retried while it says EAGAIN (a
- * primary whose map does not list the replica yet refuses, as a client
- * would retry).
+ * Chunk @index of @ino to its primary, retried while it refuses, as a
+ * client would retry: EAGAIN (its map does not list the replica yet),
+ * ESTALE (a replica is behind: a refused write may have left it a gap,
+ * and it pulls the chunk).
  */
 static int cluster_write_chunk(const struct aifs_layout *layout, u64 ino,
 			       u32 index)
@@ -356,7 +357,7 @@ static int cluster_write_chunk(const struct aifs_layout *layout, u64 ino,
 		err = ds_write(cluster_proc(le32_to_cpu(layout->targets[g])),
 			       ino, index, 0, buf, sizeof(buf), replicas,
 			       width - 1, NULL);
-	} while (err == -EAGAIN && ++tries < 100);
+	} while ((err == -EAGAIN || err == -ESTALE) && ++tries < 100);
 	return err;
 }
 

@@ -14,7 +14,16 @@
  *    data renamed into place, not the sidecar) is finished when the
  *    server starts again; a side copy of a pull cut short before it is
  *    removed, the copy left as it was.
- * 4. A primary whose own copy is stale (found damaged by a read), its
+ * 4. A replica UP but behind (a forward two versions ahead marked it
+ *    stale: a crashed or hostile primary's) does not hold the next write:
+ *    that write is not acknowledged, and the one that is, once the
+ *    replica pulled the chunk from the primary, the replica serves
+ *    (issue 29, defect 2).
+ * 5. A rebuild's fence landing while the primary applies a write (held
+ *    there by ds.write.pause): the write is refused (EREMCHG), but not
+ *    left on the primary alone: the replica holds the version too, and
+ *    the write made again with the new layout reaches it.
+ * 6. A primary whose own copy is stale (found damaged by a read), its
  *    pull under way, answers a
  *    write ESTALE (the client goes round again, for up to its timeo,
  *    while the copy catches up), not EAGAIN (tried ten times in half a
@@ -22,6 +31,7 @@
  *    once the pull is over, the write goes.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +41,8 @@
 
 #define WAIT_MS		60000
 #define FLIP_AT		70000	/* in the second checksum block */
+#define GAP_BYTES	4096	/* of a forward straight to a replica */
+#define PAUSE_MS	3000	/* ds.write.pause: a write held once applied */
 
 /* The resync tally of @p (DS_SCRUB): attempts ended, made whole or not. */
 static u64 resync_ended(struct ds_proc *p)
@@ -223,8 +235,9 @@ static ssize_t file_get(const char *path, void *buf, size_t size)
 }
 
 /*
- * Chunk 0 of @ino through @p[0] as @image, retried while it says EAGAIN,
- * until both copies serve it: its version.
+ * Chunk 0 of @ino through @p[0] as @image, retried while it refuses
+ * (EAGAIN; ESTALE, the replica behind), until both copies serve it: its
+ * version.
  */
 static u64 rewrite(struct ds_proc **p, u64 ino, const char *image, char *buf)
 {
@@ -232,9 +245,9 @@ static u64 rewrite(struct ds_proc **p, u64 ino, const char *image, char *buf)
 	u64 version = 0;
 	int err, tries = 0;
 
-	while ((err = ds_write(p[0], ino, 0, 0, image, DS_TEST_CHUNK,
-			       &replica, 1, &version)) == -EAGAIN &&
-	       ++tries < 100)
+	while (((err = ds_write(p[0], ino, 0, 0, image, DS_TEST_CHUNK,
+				&replica, 1, &version)) == -EAGAIN ||
+		err == -ESTALE) && ++tries < 100)
 		test_sleep_ms(50);
 	CHECK(!err, "rewrite: %s", strerror(-err));
 	check_serves(p[1], "rewritten: the replica", ino, image, version, buf);
@@ -276,6 +289,211 @@ static void check_swap_recovery(char *image, char *buf)
 	check_serves(p[1], "a pull cut short", ino, image, version, buf);
 	CHECK(access(side, F_OK) && access(mside, F_OK),
 	      "the side copy of a pull cut short is still there");
+}
+
+/*
+ * A CHUNK_FORWARD of @version of chunk 0 of @ino straight to @replica,
+ * naming @primary as its group, as a primary that crashed mid-stream (or
+ * a hostile one) would leave it: its status.
+ */
+static int forward_raw(struct ds_proc *replica, u64 ino, u64 version,
+		       u32 primary)
+{
+	static u8 msg[AIFS_CHUNK_WRITE_REQ_SIZE + GAP_BYTES];
+	struct aifs_chunk_write_req req = {
+		.version = cpu_to_le64(version),
+		.flags = cpu_to_le32(AIFS_IO_SYNC),
+		.chunk_size = cpu_to_le32(DS_TEST_CHUNK),
+		.nr_replicas = cpu_to_le16(1),
+		.replicas = { cpu_to_le32(primary) },
+	};
+	struct aifs_span part = { msg + AIFS_CHUNK_WRITE_REQ_SIZE, GAP_BYTES };
+	struct aifs_reply reply;
+	int n, err;
+
+	ds_chunk_id(&req.id, ino, 0);
+	n = aifs_encode_chunk_forward_req(msg, sizeof(msg), &req, &part);
+	if (n < 0)
+		return n;
+	err = ds_request(replica, AIFS_OP_CHUNK_FORWARD, msg, n, &reply);
+	if (!err && reply.status)
+		err = -(int)reply.status;
+	aifs_reply_free(&reply);
+	return err;
+}
+
+/*
+ * Chunk 0 of @ino through @primary as @image with a layout of generation
+ * @gen, tried again while refused as the kernel's client does (EAGAIN;
+ * ESTALE: it goes round again), for up to WAIT_MS: 0 or the last error.
+ */
+static int write_until_taken(struct ds_proc *primary, u64 ino, u32 replica,
+			     const char *image, u32 gen)
+{
+	u64 until = aifs_now_ms() + WAIT_MS;
+	int err, refused = 0;
+
+	while (((err = ds_write_gen(primary, ino, 0, image, DS_TEST_CHUNK,
+				    &replica, 1, gen)) == -EAGAIN ||
+		err == -ESTALE) && aifs_now_ms() < until) {
+		refused++;
+		test_sleep_ms(50);
+	}
+	printf("write of inode %llu: %s after %d refusals\n",
+	       (unsigned long long)ino, err ? strerror(-err) : "taken",
+	       refused);
+	return err;
+}
+
+/*
+ * Chunk 0 of @ino as @p[0] serves it, which @p[1] serves too, at once
+ * (no waiting for a pull): a write answered is on every copy.
+ */
+static void check_same(struct ds_proc **p, const char *what, u64 ino,
+		       const char *image, char *buf)
+{
+	u64 version = 0, got = 0;
+	u32 len = 0;
+	int err;
+
+	err = cluster_read_chunk(p[0], ino, 0, buf, &version);
+	CHECK(!err && !memcmp(buf, image, DS_TEST_CHUNK),
+	      "%s: the primary: %s%s", what, strerror(-err),
+	      !err ? ", not the bytes written" : "");
+	err = ds_read(p[1], ino, 0, 0, DS_TEST_CHUNK, 0, buf, &len, &got);
+	CHECK(!err && got == version && len == DS_TEST_CHUNK &&
+	      !memcmp(buf, image, len),
+	      "%s: the replica: %s, version %llu of %llu, %u bytes%s", what,
+	      strerror(-err), (unsigned long long)got,
+	      (unsigned long long)version, len,
+	      !err && memcmp(buf, image, len) ? ", not those written" : "");
+}
+
+/* A replica UP but behind: no write is acknowledged without it. */
+static void check_behind_replica(char *image, char *buf)
+{
+	struct ds_proc *p[2];
+	u64 ino, version, acked = 0;
+	u32 replica;
+	int err;
+
+	ino = file_of_one_chunk("behind", p, image, buf, &version);
+	replica = p[1]->id;
+	/* it needs version + 2, which no copy has: its pull waits */
+	err = forward_raw(p[1], ino, version + 2, p[0]->id);
+	CHECK(err == -ESTALE, "a forward past a gap: %s, not ESTALE",
+	      strerror(-err));
+	ds_fill(image, DS_TEST_CHUNK, 4242);
+	err = ds_write(p[0], ino, 0, 0, image, DS_TEST_CHUNK, &replica, 1,
+		       &acked);
+	CHECK(err, "a write acknowledged (version %llu) while the replica is behind, pulling",
+	      (unsigned long long)acked);
+	/* the primary's next versions give the replica's pull a source */
+	err = write_until_taken(p[0], ino, replica, image, 0);
+	CHECK(!err, "a write once the replica can catch up: %s",
+	      strerror(-err));
+	check_same(p, "acknowledged after a gap", ino, image, buf);
+}
+
+/* A write through a primary, on a thread, for check_fenced_write(). */
+struct held_write {
+	struct ds_proc *primary;
+	u64 ino;
+	u32 replica;
+	u32 gen;
+	const char *image;
+	pthread_t thread;
+	int err;
+};
+
+static void *held_write(void *arg)
+{
+	struct held_write *w = arg;
+
+	w->err = ds_write_gen(w->primary, w->ino, 0, w->image, DS_TEST_CHUNK,
+			      &w->replica, 1, w->gen);
+	return NULL;
+}
+
+/* Has @arg's server held a write once applied?  A cluster_wait() cond. */
+static bool write_paused(void *arg)
+{
+	struct ds_proc *p = arg;
+
+	return test_server_logged(&p->srv, "fail point ds.write.pause fired");
+}
+
+/*
+ * The fence of a rebuild (CHUNK_SYNC FENCE, generation @gen) sent to @p
+ * as the MDS would, on a connection of its own (@p's waits on a write).
+ */
+static int fence(struct ds_proc *p, u64 ino, u32 gen)
+{
+	struct ds_proc other = *p;
+	struct aifs_chunk_sync_req req = {
+		.max = cpu_to_le32(1),
+		.flags = cpu_to_le32(AIFS_CHUNK_SYNC_FENCE),
+	};
+	u8 msg[AIFS_CHUNK_SYNC_REQ_SIZE];
+	struct aifs_reply reply;
+	int n, err;
+
+	if (aifs_layout_get(cluster_conn, &cluster_cred, ino, &req.layout))
+		return -EIO;
+	req.layout.generation = cpu_to_le32(gen);
+	ds_chunk_id(&req.id, ino, 0);
+	n = aifs_encode_chunk_sync_req(msg, sizeof(msg), &req, NULL);
+	if (n < 0)
+		return n;
+	other.conn = NULL;
+	err = ds_request(&other, AIFS_OP_CHUNK_SYNC, msg, n, &reply);
+	if (!err && reply.status)
+		err = -(int)reply.status;
+	aifs_reply_free(&reply);
+	aifs_close(other.conn);
+	return err;
+}
+
+/* A fence between the primary's local write and its forward. */
+static void check_fenced_write(char *image, char *buf)
+{
+	struct held_write w;
+	struct aifs_layout l;
+	struct ds_proc *p[2];
+	char spec[64];
+	u64 ino, version;
+	int err;
+
+	ino = file_of_one_chunk("fenced", p, image, buf, &version);
+	CHECK(!aifs_layout_get(cluster_conn, &cluster_cred, ino, &l),
+	      "layout");
+	ds_stop(p[0], SIGTERM);
+	snprintf(spec, sizeof(spec), "ds.write.pause:value=%d:opcode=%d",
+		 PAUSE_MS, AIFS_OP_CHUNK_WRITE);
+	setenv("AIFS_FAIL", spec, 1);
+	ds_start(p[0]);
+	unsetenv("AIFS_FAIL");
+	CHECK(cluster_wait(serves_whole,
+			   &(struct whole){ p[0], ino, image, buf }, WAIT_MS),
+	      "the restarted primary does not serve the file");
+	ds_fill(image, DS_TEST_CHUNK, 5353);
+	w = (struct held_write){
+		.primary = p[0], .ino = ino, .replica = p[1]->id,
+		.gen = le32_to_cpu(l.generation), .image = image,
+	};
+	CHECK(!pthread_create(&w.thread, NULL, held_write, &w), "thread");
+	CHECK(cluster_wait(write_paused, p[0], WAIT_MS),
+	      "the write never reached the pause");
+	err = fence(p[0], ino, w.gen + 1);
+	CHECK(!err, "the fence: %s", strerror(-err));
+	pthread_join(w.thread, NULL);
+	CHECK(w.err == -EREMCHG, "a write fenced once applied: %s, not EREMCHG",
+	      strerror(-w.err));
+	check_same(p, "fenced once applied", ino, image, buf);
+	err = write_until_taken(p[0], ino, w.replica, image, w.gen + 1);
+	CHECK(!err, "the write again with the new layout: %s",
+	      strerror(-err));
+	check_same(p, "written again with the new layout", ino, image, buf);
 }
 
 /* Does @arg's server answer ESTALE for its chunk 0?  A cluster_wait() cond. */
@@ -338,6 +556,8 @@ int main(void)
 	check_claim(image, buf);
 	check_no_source(image, buf);
 	check_swap_recovery(image, buf);
+	check_behind_replica(image, buf);
+	check_fenced_write(image, buf);
 	check_stale_primary(image, buf);
 	return test_result();
 }

@@ -55,6 +55,11 @@ enum aifs_fail_point {
 	 * durable, and what a crash then loses.
 	 */
 	AIFS_FAIL_MDS_APPLY_PAUSE,
+	/*
+	 * aifs-ds: a primary's write waits value ms (1000) once applied here,
+	 * before it looks at the layout generation again and forwards.
+	 */
+	AIFS_FAIL_DS_WRITE_PAUSE,
 	AIFS_FAIL_NR_POINTS
 };
 
