@@ -48,12 +48,13 @@ rdma_setup()
 	rdma link add rxe0 type rxe netdev dummy0
 	# The address's GID comes in a little later; before it, connecting
 	# to the address is refused.
-	for _ in $(seq 50); do
-		grep -qs "0000:0000:0000:0000:0000:ffff:0a63:0001" \
-			/sys/class/infiniband/rxe0/ports/1/gids/* && return
+	local end=$((SECONDS + 60))
+	until grep -qs "0000:0000:0000:0000:0000:ffff:0a63:0001" \
+		/sys/class/infiniband/rxe0/ports/1/gids/*; do
+		[ "$SECONDS" -lt "$end" ] ||
+			fail "rxe0 has no GID for $AIFS_RDMA_ADDR after 60 s"
 		sleep 0.2
 	done
-	fail "rxe0 has no GID for $AIFS_RDMA_ADDR"
 }
 
 # kernel_rdma_objects: how many queue pairs, CQs, PDs, MRs and rdma_cm ids
@@ -250,19 +251,21 @@ server_dir()
 }
 
 # run_server PROGRAM DIR: start PROGRAM with DIR's config, killed when the
-# test exits, and wait until it listens.  Sets SERVER_PID.
+# test exits, and wait until it listens (or exits; 60 s of wall-clock time
+# is only the safety net of a server that hangs).  Sets SERVER_PID.
 run_server()
 {
-	local prog=$1 dir=$2 i
+	local prog=$1 dir=$2 end=$((SECONDS + 60))
 	"$prog" -c "$dir/server.conf" >"$dir/log" 2>&1 &
 	SERVER_PID=$!
 	AIFS_SERVER_PIDS+=("$SERVER_PID")
 	trap stop_servers EXIT
-	for i in $(seq 100); do
-		grep -q "listening on" "$dir/log" && return 0
-		kill -0 "$SERVER_PID" 2>/dev/null || break
+	until grep -q "listening on" "$dir/log"; do
+		kill -0 "$SERVER_PID" 2>/dev/null && [ "$SECONDS" -lt "$end" ] ||
+			break
 		sleep 0.1
 	done
+	grep -q "listening on" "$dir/log" && return 0
 	cat "$dir/log" >&2
 	fail "$prog on $(grep listen_port "$dir/server.conf") did not start"
 }
@@ -300,7 +303,7 @@ start_mds()
 # DS_DIRS/DS_PIDS (index 1..); put_file puts a file in.
 start_cluster()
 {
-	local port=$1 i up n=${AIFS_DS_COUNT:-3}
+	local port=$1 i up end n=${AIFS_DS_COUNT:-3}
 	command -v aifs-ds >/dev/null || fail "aifs-ds not built (make user)"
 	# three seconds of silence are offline (a data server serves for 9/10
 	# of that after a heartbeat: a guest loaded by others must not lose
@@ -322,13 +325,15 @@ start_cluster()
 		run_server aifs-ds "${DS_DIRS[i]}"
 		DS_PIDS[i]=$SERVER_PID
 	done
-	for i in $(seq 150); do
+	end=$((SECONDS + 60))
+	while :; do
 		up=$(aifs-put -s "$MDS_DIR/secret" -m "$AIFS_ADDR:$port" -M) ||
 			up=0
 		[ "$up" = "$n" ] && return 0
+		[ "$SECONDS" -lt "$end" ] || break
 		sleep 0.1
 	done
-	fail "the data servers did not come up ($up of $n UP)"
+	fail "the data servers did not come up in 60 s ($up of $n UP)"
 }
 
 # mount_cluster DIR [OPTION...]: load the module, start a cluster on port
