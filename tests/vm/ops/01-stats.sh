@@ -161,5 +161,6 @@ grep -q "failovers [1-9]" /tmp/aifs-stats.txt || fail "text: no failovers"
 out=$(aifs stats /tmp 2>&1) && fail "aifs stats /tmp succeeded"
 grep -q "not on an aifs mount" <<<"$out" || fail "aifs stats /tmp: $out"
 umount /mnt/a
-aifs stats /mnt/a 2>/dev/null && fail "aifs stats after umount"
+out=$(aifs stats /mnt/a 2>&1) && fail "aifs stats after umount"
+grep -q "not on an aifs mount" <<<"$out" || fail "aifs stats after umount: $out"
 rm -f "$before" "$after" /tmp/aifs-stats.txt
