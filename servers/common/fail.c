@@ -91,6 +91,14 @@ void aifs_fail_crash(enum aifs_fail_point point, u16 opcode)
 	_exit(137);
 }
 
+void aifs_fail_pause(enum aifs_fail_point point, u16 opcode)
+{
+	u32 ms;
+
+	if (aifs_fail(point, opcode, &ms))
+		usleep((ms ? ms : 1000) * 1000ULL);
+}
+
 static int fail_point_by_name(const char *name)
 {
 	int i;

@@ -21,14 +21,6 @@ static void workers_signal_done(struct aifs_workers *w)
 		return;
 }
 
-static void worker_fail_delay(struct aifs_job *job)
-{
-	u32 ms;
-
-	if (aifs_fail(AIFS_FAIL_REQUEST_DELAY, job->req.opcode, &ms))
-		usleep((ms ? ms : 1000) * 1000ULL);
-}
-
 static void *worker_main(void *arg)
 {
 	struct aifs_workers *w = arg;
@@ -48,7 +40,7 @@ static void *worker_main(void *arg)
 		w->busy++;
 		pthread_mutex_unlock(&w->lock);
 
-		worker_fail_delay(job);
+		aifs_fail_pause(AIFS_FAIL_REQUEST_DELAY, job->req.opcode);
 		job->ret = job->fn(&job->req);
 
 		pthread_mutex_lock(&w->lock);

@@ -12,7 +12,6 @@
  * locked, and is then written and forwarded as any other.
  */
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "aifs/rdma.h"
 #include "ds.h"
@@ -473,15 +472,6 @@ static int ds_check_layout_gen(struct ds *ds,
 				   le32_to_cpu(r->layout_gen));
 }
 
-/* The ds.write.pause fail point: a write applied here, not yet forwarded. */
-static void ds_write_fail_pause(u16 opcode)
-{
-	u32 ms;
-
-	if (aifs_fail(AIFS_FAIL_DS_WRITE_PAUSE, opcode, &ms))
-		usleep((ms ? ms : 1000) * 1000ULL);
-}
-
 /*
  * CHUNK_WRITE, on the chunk's primary: write locally with the next
  * version, then forward to the replicas the request names.
@@ -520,7 +510,8 @@ static int ds_primary_apply(struct aifs_request *req,
 		err = ds_write_local(c, r, data, c->meta.version + 1);
 	if (err)
 		return err;
-	ds_write_fail_pause(req->opcode);
+	/* applied here, not yet forwarded */
+	aifs_fail_pause(AIFS_FAIL_DS_WRITE_PAUSE, req->opcode);
 	moved = ds_check_layout_gen(req->data, r);
 	err = ds_forward(req->data, r, data, c->meta.version);
 	return moved ?: err ?: ds_reply_chunk(req, c, ds_write_len(r, data));

@@ -117,16 +117,6 @@ static void op_drop_reply(struct mds_op *op)
 	op->req->reply_len = 0;
 }
 
-/* The mds.apply.pause fail point: @op applied, its batch not committed. */
-static void writer_fail_pause(const struct mds_op *op)
-{
-	u32 ms;
-
-	if (aifs_fail(AIFS_FAIL_MDS_APPLY_PAUSE, op->req ? op->req->opcode : 0,
-		      &ms))
-		usleep((ms ? ms : 1000) * 1000ULL);
-}
-
 /* One op in a nested transaction of @batch. */
 static void writer_apply(struct mds_txn *batch, struct mds_op *op)
 {
@@ -158,7 +148,9 @@ out:
 		op_drop_reply(op);
 		return;
 	}
-	writer_fail_pause(op);
+	/* applied, its batch not committed */
+	aifs_fail_pause(AIFS_FAIL_MDS_APPLY_PAUSE,
+			op->req ? op->req->opcode : 0);
 }
 
 static int writer_chores(struct mds_txn *t, struct mds_op *op)

@@ -75,6 +75,9 @@ int aifs_fail_errno(enum aifs_fail_point point, u16 opcode);
 /* When @point fires: log it and die by SIGKILL, as a power cut would. */
 void aifs_fail_crash(enum aifs_fail_point point, u16 opcode);
 
+/* Sleeps for the fail point's value in ms (1000 if 0) when it fires. */
+void aifs_fail_pause(enum aifs_fail_point point, u16 opcode);
+
 /*
  * Arm or disarm points by @spec (see above): 0, or -EINVAL with @why
  * filled and nothing changed.
