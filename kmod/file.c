@@ -60,6 +60,13 @@ static int aifs_file_opened(struct inode *inode, const struct aifs_open_rep *rep
 	return 0;
 }
 
+/* The size and mtime of the writes wait for aifs_write_inode(). */
+static void aifs_file_commit_later(struct inode *inode)
+{
+	set_bit(AIFS_I_UNCLOSED, &AIFS_I(inode)->flags);
+	mark_inode_dirty_sync(inode);
+}
+
 /*
  * The MDS keeps a client's opens across its reconnections (for
  * open_grace_ms after its last session ended), so a CLOSE goes on any
@@ -70,13 +77,6 @@ static int aifs_file_opened(struct inode *inode, const struct aifs_open_rep *rep
  * fails they stay uncommitted and the inode dirty, for aifs_write_inode()
  * (aifs_file_commit_later()).
  */
-/* The size and mtime of the writes wait for aifs_write_inode(). */
-static void aifs_file_commit_later(struct inode *inode)
-{
-	set_bit(AIFS_I_UNCLOSED, &AIFS_I(inode)->flags);
-	mark_inode_dirty_sync(inode);
-}
-
 static int aifs_file_close_call(struct inode *inode,
 				const struct aifs_file *af, bool commit)
 {
