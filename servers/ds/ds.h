@@ -143,6 +143,24 @@ void ds_uuid_format(const u8 uuid[16], char s[DS_UUID_STR_LEN + 1]);
 /* A chunk's side copy, which a pull fills: "<chunk>.pull" and ".pull.meta" */
 #define DS_SIDE_SUFFIX		".pull"
 
+/*
+ * A chunk's version: the truncation of its inode it was created under
+ * (its incarnation, the high 32 bits) and its count of writes and cuts
+ * since.  A chunk cut away and written again (an O_TRUNC checkpoint)
+ * starts a new incarnation above every version of the old one, so a copy
+ * that missed the cut finds a gap rather than take the new writes for
+ * ones it holds.
+ */
+static inline u32 ds_version_born(u64 version)
+{
+	return version >> 32;
+}
+
+static inline u64 ds_version_first(u32 born)
+{
+	return ((u64)born << 32) + 1;
+}
+
 /* The chunk's metadata, in CPU byte order (on disk: struct ds_meta_disk). */
 struct ds_meta {
 	u64 version;
@@ -155,8 +173,19 @@ struct ds_meta {
 				 * which the copy must reach to serve again */
 	u32 fence;		/* pulled from a peer that had done this
 				 * truncation of the inode: cuts up to it are
-				 * in it already */
+				 * in it already (ds_meta_fence()) */
 };
+
+/*
+ * The last truncation of its inode that a chunk holds: pulled from a peer
+ * that had done it, or created under it (or under a later one).
+ */
+static inline u32 ds_meta_fence(const struct ds_meta *m)
+{
+	u32 born = ds_version_born(m->version);
+
+	return m->fence > born ? m->fence : born;
+}
 
 /* An open chunk; its lock is held by the caller. */
 struct ds_chunk {
@@ -206,12 +235,14 @@ int ds_store_list(struct ds *ds, u64 ino, u32 from, u32 max,
 struct ds_inode_rec {
 	u32 fence;		/* its last truncation done here */
 	u32 layout_gen;		/* writes of older layouts are refused */
+	u32 cutting;		/* the last one begun here, done or not */
 };
 
 void ds_inode_lock(struct ds *ds, u64 ino, struct ds_lock *lock);
 int ds_inode_load(struct ds *ds, u64 ino, struct ds_inode_rec *rec);
 int ds_inode_store(struct ds *ds, u64 ino, const struct ds_inode_rec *rec);
 int ds_inode_raise(struct ds *ds, u64 ino, u32 fence, u32 layout_gen);
+int ds_inode_born(struct ds *ds, u64 ino, u32 *born);
 int ds_file_put(const char *path, const void *buf, size_t len, int made);
 void *ds_blocks_alloc(u32 nr_blocks);
 int ds_pread_all(int fd, void *buf, size_t len, off_t off);

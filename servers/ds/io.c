@@ -472,6 +472,21 @@ static int ds_check_layout_gen(struct ds *ds,
 				   le32_to_cpu(r->layout_gen));
 }
 
+/* The version the primary gives its next write of @c (ds_version_born()). */
+static int ds_next_version(struct ds_chunk *c, u64 *version)
+{
+	u32 born;
+	int err;
+
+	if (c->meta.version) {
+		*version = c->meta.version + 1;
+		return 0;
+	}
+	err = ds_inode_born(c->ds, le64_to_cpu(c->id.ino), &born);
+	*version = ds_version_first(born);
+	return err;
+}
+
 /*
  * CHUNK_WRITE, on the chunk's primary: write locally with the next
  * version, then forward to the replicas the request names.
@@ -491,6 +506,7 @@ static int ds_primary_apply(struct aifs_request *req,
 			    const struct aifs_chunk_write_req *r,
 			    const struct aifs_span *data, struct ds_chunk *c)
 {
+	u64 version;
 	int err, moved;
 
 	err = ds_check_layout(c, r);
@@ -507,27 +523,97 @@ static int ds_primary_apply(struct aifs_request *req,
 	if (!err)
 		err = ds_check_layout_gen(req->data, r);
 	if (!err)
-		err = ds_write_local(c, r, data, c->meta.version + 1);
+		err = ds_next_version(c, &version);
+	if (!err)
+		err = ds_write_local(c, r, data, version);
 	if (err)
 		return err;
 	/* applied here, not yet forwarded */
 	aifs_fail_pause(AIFS_FAIL_DS_WRITE_PAUSE, req->opcode);
 	moved = ds_check_layout_gen(req->data, r);
 	err = ds_forward(req->data, r, data, c->meta.version);
+	if (!moved && !err && !ds_serving(req->data))
+		/*
+		 * the lease ran out meanwhile: the next member may lead
+		 * already, and number this version too
+		 */
+		err = -EBUSY;
 	return moved ?: err ?: ds_reply_chunk(req, c, ds_write_len(r, data));
 }
 
 /*
- * CHUNK_FORWARD, on a replica: apply version v only on top of v - 1.  A
- * version already held is a retry (acknowledged, not rewritten); a gap
- * means writes were missed: the copy is marked stale, answers ESTALE and
- * pulls the chunk from its group.
+ * Whether a forward of @version may create chunk @c here: the first of
+ * its incarnation, not older than a truncation done here (a primary that
+ * has not made that cut yet: -EAGAIN, its write is tried again).
+ */
+static int ds_forward_creates(struct ds_chunk *c, u64 version)
+{
+	struct ds_inode_rec rec;
+	int err;
+
+	if (version != ds_version_first(ds_version_born(version)))
+		return 0;
+	err = ds_inode_load(c->ds, le64_to_cpu(c->id.ino), &rec);
+	if (err)
+		return err;
+	return ds_version_born(version) < rec.fence ? -EAGAIN : 1;
+}
+
+/*
+ * Whether this copy holds what a forward of the version it holds brings:
+ * a retry does; other bytes at that version come from a second primary
+ * (one that went on past its lease numbered the version too), and the
+ * copy is to be replaced by its group's.  1, 0, or an error.
+ */
+static int ds_forward_same(struct ds_chunk *c,
+			   const struct aifs_chunk_write_req *r,
+			   const struct aifs_span *data)
+{
+	u32 offset = le32_to_cpu(r->offset), len = ds_write_len(r, data), i;
+	const u8 *held;
+	u8 *blocks;
+	int ret;
+
+	if (ds_write_zero(r) && offset + len > c->meta.length)
+		/* past the stored length are holes: zeros already */
+		len = offset < c->meta.length ? c->meta.length - offset : 0;
+	if (offset + len > c->meta.length)
+		return 0;
+	if (!len)
+		return 1;
+	blocks = ds_blocks_alloc(DS_BLOCKS(offset + len) -
+				 offset / DS_BLOCK_SIZE);
+	if (!blocks)
+		return -ENOMEM;
+	ret = ds_read_span(c, offset, len, blocks);
+	held = blocks + offset % DS_BLOCK_SIZE;
+	if (!ret && ds_write_zero(r)) {
+		for (i = 0; i < len && !held[i]; i++)
+			;
+		ret = i == len;
+	} else if (!ret) {
+		ret = !memcmp(held, data->data, len);
+	}
+	free(blocks);
+	return ret;
+}
+
+/*
+ * CHUNK_FORWARD, on a replica: apply version v only on top of v - 1 of
+ * the same incarnation (ds_version_born()), or as the first of a chunk
+ * not held here.  An older version, or the one held with the same bytes,
+ * is a retry (acknowledged, not rewritten); one of an older incarnation
+ * than ours comes from a primary behind on the file's truncations
+ * (-EAGAIN); a gap, or other bytes at the version held, means writes
+ * were missed: the copy is marked stale, answers ESTALE and pulls the
+ * chunk from its group.
  */
 static int ds_forward_apply(struct aifs_request *req,
 			    const struct aifs_chunk_write_req *r,
 			    const struct aifs_span *data, struct ds_chunk *c)
 {
-	u64 version = le64_to_cpu(r->version);
+	u64 version = le64_to_cpu(r->version), held = c->meta.version;
+	bool stale = c->meta.flags & DS_META_STALE;
 	int err;
 
 	if (!version)
@@ -535,12 +621,24 @@ static int ds_forward_apply(struct aifs_request *req,
 	err = ds_check_layout(c, r);
 	if (err)
 		return err;
-	if (!(c->meta.flags & DS_META_STALE) && c->meta.version >= version)
+	if (held && ds_version_born(held) > ds_version_born(version))
+		return -EAGAIN;
+	if (!stale && held == version)
+		err = ds_forward_same(c, r, data);
+	if (err < 0)
+		return err;
+	if (!stale && (held > version || err))
 		return ds_reply_chunk(req, c, ds_write_len(r, data));
-	if (!(c->meta.flags & DS_META_STALE) && c->meta.version + 1 == version) {
+	if (!stale && !held)
+		err = ds_forward_creates(c, version);
+	else if (!stale)
+		err = held + 1 == version;
+	if (err > 0) {
 		err = ds_write_local(c, r, data, version);
 		return err ? err : ds_reply_chunk(req, c, ds_write_len(r, data));
 	}
+	if (err)
+		return err;
 	ds_note_peers(c, r->replicas, le16_to_cpu(r->nr_replicas));
 	c->meta.flags |= DS_META_STALE;
 	/* a resync that pulls an older version must not end the staleness */
@@ -622,8 +720,8 @@ static int ds_truncate_chunk(struct aifs_request *req, const void *arg)
 	}
 	if (err)
 		return err;
-	if (r->fence && c.meta.fence >= le32_to_cpu(r->fence)) {
-		/* pulled from a peer that had made this cut */
+	if (r->fence && ds_meta_fence(&c.meta) >= le32_to_cpu(r->fence)) {
+		/* pulled from a peer that had made this cut, or born after */
 		err = ds_reply_chunk(req, &c, c.meta.length);
 		ds_io_end(&c, &lock, err);
 		return err;
@@ -685,12 +783,18 @@ static int ds_fenced(struct aifs_request *req, const struct aifs_chunk_id *id,
 	struct ds_lock lock;
 	int err;
 
-	err = ds_check_id(ds, id);
+	err = ds_check_id(ds, id) ?:
+	      aifs_fail_errno(AIFS_FAIL_DS_WRITE_ERROR, req->opcode);
 	if (err)
 		return err;
 	if (!fence)
 		return apply(req, arg);
 	err = ds_fence_check(ds, ino, fence, &lock, &rec);
+	if (!err && rec.cutting < fence) {
+		/* chunks created from now on are born under it: not cut */
+		rec.cutting = fence;
+		err = ds_inode_store(ds, ino, &rec);
+	}
 	if (!err)
 		err = apply(req, arg);
 	if (!err && last) {

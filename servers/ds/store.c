@@ -16,6 +16,7 @@
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -629,12 +630,13 @@ void ds_inode_lock(struct ds *ds, u64 ino, struct ds_lock *lock)
 struct ds_inode_disk {
 	__le32 fence;
 	__le32 layout_gen;
+	__le32 cutting;		/* absent from records before 2026-12-04 */
 };
 
 /* The record of @ino; all zeros when there is none. */
 int ds_inode_load(struct ds *ds, u64 ino, struct ds_inode_rec *rec)
 {
-	struct ds_inode_disk d;
+	struct ds_inode_disk d = { 0 };
 	char path[PATH_MAX];
 	int fd, err = 0;
 
@@ -643,13 +645,30 @@ int ds_inode_load(struct ds *ds, u64 ino, struct ds_inode_rec *rec)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -errno;
-	if (ds_pread_all(fd, &d, sizeof(d), 0)) {
+	if (pread(fd, &d, sizeof(d), 0) <
+	    (ssize_t)offsetof(struct ds_inode_disk, cutting)) {
 		err = -EIO;
 	} else {
 		rec->fence = le32_to_cpu(d.fence);
 		rec->layout_gen = le32_to_cpu(d.layout_gen);
+		rec->cutting = le32_to_cpu(d.cutting);
 	}
 	close(fd);
+	return err;
+}
+
+/*
+ * The truncation of @ino a chunk created now is born under (its version's
+ * incarnation, ds_version_first()): the last one begun here, so that the
+ * cut, done or retried after a crash, leaves the chunk alone.
+ */
+int ds_inode_born(struct ds *ds, u64 ino, u32 *born)
+{
+	struct ds_inode_rec rec;
+	int err;
+
+	err = ds_inode_load(ds, ino, &rec);
+	*born = rec.fence > rec.cutting ? rec.fence : rec.cutting;
 	return err;
 }
 
@@ -681,6 +700,7 @@ int ds_inode_store(struct ds *ds, u64 ino, const struct ds_inode_rec *rec)
 	struct ds_inode_disk d = {
 		.fence = cpu_to_le32(rec->fence),
 		.layout_gen = cpu_to_le32(rec->layout_gen),
+		.cutting = cpu_to_le32(rec->cutting),
 	};
 	char path[PATH_MAX];
 	int made;
@@ -744,8 +764,9 @@ static bool ds_delete_match(const struct aifs_chunk_id *found, u64 ino,
 }
 
 /*
- * Whether the chunk of @id (lock held) was pulled from a peer that had
- * done truncation @fence already: the cut is in it.
+ * Whether the chunk of @id (lock held) holds truncation @fence already
+ * (ds_meta_fence()): pulled from a peer that had done it, or created
+ * under it.
  */
 static bool ds_chunk_has_cut(struct ds *ds, const struct aifs_chunk_id *id,
 			     u32 fence)
@@ -755,7 +776,7 @@ static bool ds_chunk_has_cut(struct ds *ds, const struct aifs_chunk_id *id,
 
 	if (!fence || ds_chunk_open(ds, id, 0, &c))
 		return false;
-	in = c.meta.fence >= fence;
+	in = ds_meta_fence(&c.meta) >= fence;
 	ds_chunk_close(&c, 0);
 	return in;
 }

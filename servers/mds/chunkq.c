@@ -16,12 +16,12 @@
  *
  * A truncation must reach the data before the client's next write does,
  * and a retry must not cut what was written since.  So the handler of
- * the change waits, before it replies, until the drainer has tried the
- * job once on every copy (mds_drain_sync()); and each truncation of a
- * file carries a fence, the file's count of truncations: a data server
- * applies fence f once, after f - 1, and a retry of a fence it has done
- * is a no-op there.  Only a copy that the MDS could not reach in time
- * takes the cut later (Documentation/mds.md says what that leaves open).
+ * the change waits, before it replies, until the job is done on every
+ * copy that serves (mds_drain_sync()): one that has not taken it within
+ * DRAIN_URGENT_MS is counted out (OFFLINE), and serves again only once it
+ * caught up with its peers.  Each truncation of a file carries a fence,
+ * the file's count of truncations: a data server applies fence f once,
+ * after f - 1, and a retry of a fence it has done is a no-op there.
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -312,13 +312,30 @@ static int drain_job_on(struct mds_drainer *d, const struct mds_chunk_job *job,
 	return err;
 }
 
+/* The data servers a job is not done on yet. */
+struct drain_missed {
+	u32 ids[AIFS_LAYOUT_MAX_TARGETS];
+	unsigned int nr;
+};
+
+static void drain_missed_add(struct drain_missed *m, u32 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nr && m->ids[i] != id; i++)
+		;
+	if (i == m->nr && m->nr < AIFS_LAYOUT_MAX_TARGETS)
+		m->ids[m->nr++] = id;
+}
+
 /*
  * Every copy of @job: 0 when all are done; -ETIMEDOUT when a copy is worth
  * another try at once (its server did not answer in time, or has an
  * earlier truncation of the file still to come); else -EAGAIN (later).
+ * The servers it is not done on go into @missed, if given.
  */
 static int drain_job(struct mds_drainer *d, const struct mds_chunk_job *job,
-		     bool urgent)
+		     bool urgent, struct drain_missed *missed)
 {
 	unsigned int t, n = le16_to_cpu(job->layout.target_count);
 	int err = 0, e;
@@ -328,6 +345,9 @@ static int drain_job(struct mds_drainer *d, const struct mds_chunk_job *job,
 		return 0;	/* nothing a server could hold */
 	for (t = 0; t < n; t++) {
 		e = drain_job_on(d, job, t, urgent);
+		if (e && missed)
+			drain_missed_add(missed,
+					 le32_to_cpu(job->layout.targets[t]));
 		if (e == -ETIMEDOUT || e == -EAGAIN)
 			err = -ETIMEDOUT;
 		else if (e && !err)
@@ -463,14 +483,19 @@ static int drain_read_one(struct mds_drainer *d, u64 num,
  * every copy not offline, even on servers left alone; again while a copy
  * is worth it, for at most DRAIN_URGENT_MS: a server late under load
  * must take the cut before the handler answers, or its clients read what
- * it cut (and the late request cuts what they wrote since).
+ * it cut (and the late request cuts what they wrote since).  A server
+ * that has not taken it then (failed, unreachable, or too slow) is
+ * counted out before the handler answers: it serves nothing more until
+ * it caught up with its peers, cut included.
  */
 static void drain_urgent_job(struct mds_drainer *d, u64 num)
 {
 	u64 until = aifs_now_ms() + DRAIN_URGENT_MS;
 	struct mds_chunk_job jobs[DRAIN_BATCH], job;
+	struct drain_missed missed;
 	struct drain_done done;
 	u64 nums[DRAIN_BATCH];
+	unsigned int m;
 	int i, n, err, e;
 
 	if (drain_read_one(d, num, &job) <= 0)
@@ -481,9 +506,10 @@ static void drain_urgent_job(struct mds_drainer *d, u64 num)
 		if (n <= 0)
 			return;
 		done.nr = 0;
+		missed.nr = 0;
 		err = 0;
 		for (i = 0; i < n; i++) {
-			e = drain_job(d, &jobs[i], true);
+			e = drain_job(d, &jobs[i], true, &missed);
 			if (!e)
 				done.jobs[done.nr++] = nums[i];
 			else if (e == -ETIMEDOUT || !err)
@@ -491,9 +517,14 @@ static void drain_urgent_job(struct mds_drainer *d, u64 num)
 		}
 		drain_remove(d, &done);
 		if (err != -ETIMEDOUT || aifs_now_ms() > until)
-			return;
+			break;
 		usleep(DRAIN_URGENT_PAUSE_MS * 1000);
 	}
+	for (m = 0; err && m < missed.nr; m++)
+		if (mds_map_count_out(d->bg.mds, missed.ids[m],
+				      "a truncation it has not made"))
+			aifs_err("data server %u missed a truncation and cannot be counted out",
+				 missed.ids[m]);
 }
 
 /* The jobs handlers wait for, first. */
@@ -528,15 +559,16 @@ static void drain_round(struct mds_drainer *d)
 	if (n < 0)
 		aifs_err("chunk queue: %s", strerror(-n));
 	for (i = 0; i < n; i++)
-		if (!drain_job(d, &jobs[i], false))
+		if (!drain_job(d, &jobs[i], false, NULL))
 			done.jobs[done.nr++] = nums[i];
 	drain_remove(d, &done);
 }
 
 /*
- * Wait until the drainer has tried job @job on every copy of the file
- * (done or not: a copy it cannot reach takes it later).  Any thread but
- * the writer's and the drainer's.
+ * Wait until job @job is done on every copy of the file that serves: a
+ * copy the drainer could not cut in time is counted out and takes the
+ * cut later, before it serves again.  Any thread but the writer's and
+ * the drainer's.
  */
 void mds_drain_sync(struct mds *mds, u64 job)
 {

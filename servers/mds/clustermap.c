@@ -17,15 +17,19 @@
  * States: a server is UP after registering or a heartbeat, or DRAINING
  * when that asks for it (AIFS_DS_DRAIN: no new files are placed on it);
  * OFFLINE once silent for heartbeat_grace_ms (the writer looks between its
- * batches); RETIRED is kept.  After a restart every server gets a full
+ * batches), or once it failed a change every copy must have before the
+ * change is answered (mds_map_count_out()); RETIRED is kept.  After a restart every server gets a full
  * grace period.  A server that speaks again after being OFFLINE missed
  * writes: it is SYNCING (it serves nothing, recovery.c has it catch up
  * inode by inode) until recovery makes it UP or DRAINING.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mds.h"
+
+#define MAP_COUNT_OUT_POLL_MS	20	/* looking for its next heartbeat */
 
 struct mds_ds {
 	struct aifs_ds_info info;	/* the writer's, maybe uncommitted */
@@ -494,6 +498,78 @@ int mds_map_expire(struct mds_txn *t)
 		err = map_store(t, &info, true);
 	}
 	return err;
+}
+
+struct count_out {
+	u32 id;
+	const char *why;
+	bool counted;		/* by this call: it was serving or syncing */
+};
+
+static int apply_count_out(struct mds_txn *t, struct mds_op *op)
+{
+	struct count_out *co = op->arg;
+	struct aifs_ds_info info;
+	int err;
+
+	err = map_lookup(t->mds->map, NULL, co->id, &info);
+	if (err == -ENOENT || info.state == cpu_to_le32(AIFS_DS_OFFLINE) ||
+	    info.state == cpu_to_le32(AIFS_DS_RETIRED))
+		return 0;
+	aifs_warn("data server %u: %s: offline, to catch up before it serves",
+		  co->id, co->why);
+	info.state = cpu_to_le32(AIFS_DS_OFFLINE);
+	co->counted = true;
+	return map_store(t, &info, true);
+}
+
+/* @id's state and when it last heartbeated (or changed); false: unknown. */
+static bool map_seen(struct mds_map *map, u32 id, u32 *state, u64 *seen)
+{
+	struct mds_ds *ds;
+
+	pthread_mutex_lock(&map->lock);
+	ds = map_find(map, id);
+	if (ds) {
+		*state = le32_to_cpu(ds->info.state);
+		*seen = ds->last_seen;
+	}
+	pthread_mutex_unlock(&map->lock);
+	return ds;
+}
+
+/*
+ * Count data server @id out although it may be alive (@why: it missed a
+ * change the MDS must not answer before every copy that serves has it),
+ * and wait until it serves nothing.  Committed OFFLINE, it goes SYNCING at
+ * its next heartbeat and catches up (every file compared with its peers)
+ * before it serves again.  It has stopped once a heartbeat came after the
+ * one answered SYNCING (a server sends the next only once it took the
+ * reply), or once its lease ran out: 9/10 of the grace after the last
+ * heartbeat answered UP, which was before the commit.  Not the writer.
+ */
+int mds_map_count_out(struct mds *mds, u32 id, const char *why)
+{
+	u64 until = aifs_now_ms() + mds->cfg->heartbeat_grace_ms, told = 0;
+	struct count_out co = { id, why, false };
+	u64 seen;
+	u32 state;
+	int err;
+
+	err = mds_write_own(mds, apply_count_out, &co);
+	if (err || !co.counted)
+		return err;
+	while (aifs_now_ms() < until && map_seen(mds->map, id, &state, &seen) &&
+	       state != AIFS_DS_RETIRED) {
+		if (state != AIFS_DS_OFFLINE) {
+			if (!told)
+				told = seen;
+			else if (seen > told)
+				break;
+		}
+		usleep(MAP_COUNT_OUT_POLL_MS * 1000);
+	}
+	return 0;
 }
 
 /* Whether recovery has work for @ds: it catches up, or is to be rebuilt. */

@@ -424,6 +424,7 @@ int mds_map_get_ds(struct mds *mds, u32 id, struct aifs_ds_info *info);
 int mds_map_next(struct mds *mds, u32 after, struct aifs_ds_info *info);
 bool mds_map_serves(struct mds *mds, u32 id);
 int mds_map_expire(struct mds_txn *t);
+int mds_map_count_out(struct mds *mds, u32 id, const char *why);
 int mds_map_next_recovering(struct mds *mds, u32 after, u64 rebuild_delay_ms,
 			    struct aifs_ds_info *info, u64 *cursor,
 			    u32 *round);

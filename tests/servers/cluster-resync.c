@@ -29,6 +29,12 @@
  *    while the copy catches up), not EAGAIN (tried ten times in half a
  *    second, then the write failed: issue 29's consistency review, G9);
  *    once the pull is over, the write goes.
+ * 7. A forward of the version a replica holds with other bytes (two
+ *    primaries numbered it alike) is not taken for a retry: the copy is
+ *    marked stale and takes its group's (issue 29, defect 3).
+ * 8. A primary whose lease runs out while it forwards a write does not
+ *    acknowledge it (defect 3: the lease was looked at before the
+ *    forwards, not after).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -294,10 +300,11 @@ static void check_swap_recovery(char *image, char *buf)
 /*
  * A CHUNK_FORWARD of @version of chunk 0 of @ino straight to @replica,
  * naming @primary as its group, as a primary that crashed mid-stream (or
- * a hostile one) would leave it: its status.
+ * a hostile one) would leave it: GAP_BYTES of @data (NULL: zeros) at
+ * offset 0.  Its status.
  */
 static int forward_raw(struct ds_proc *replica, u64 ino, u64 version,
-		       u32 primary)
+		       u32 primary, const char *data)
 {
 	static u8 msg[AIFS_CHUNK_WRITE_REQ_SIZE + GAP_BYTES];
 	struct aifs_chunk_write_req req = {
@@ -312,6 +319,10 @@ static int forward_raw(struct ds_proc *replica, u64 ino, u64 version,
 	int n, err;
 
 	ds_chunk_id(&req.id, ino, 0);
+	if (data)
+		memcpy(msg + AIFS_CHUNK_WRITE_REQ_SIZE, data, GAP_BYTES);
+	else
+		memset(msg + AIFS_CHUNK_WRITE_REQ_SIZE, 0, GAP_BYTES);
 	n = aifs_encode_chunk_forward_req(msg, sizeof(msg), &req, &part);
 	if (n < 0)
 		return n;
@@ -380,7 +391,7 @@ static void check_behind_replica(char *image, char *buf)
 	ino = file_of_one_chunk("behind", p, image, buf, &version);
 	replica = p[1]->id;
 	/* it needs version + 2, which no copy has: its pull waits */
-	err = forward_raw(p[1], ino, version + 2, p[0]->id);
+	err = forward_raw(p[1], ino, version + 2, p[0]->id, NULL);
 	CHECK(err == -ESTALE, "a forward past a gap: %s, not ESTALE",
 	      strerror(-err));
 	ds_fill(image, DS_TEST_CHUNK, 4242);
@@ -454,25 +465,39 @@ static int fence(struct ds_proc *p, u64 ino, u32 gen)
 	return err;
 }
 
+/*
+ * File @name of one chunk (file_of_one_chunk()), its layout into @l, and
+ * member @which of its group started again with fail point @point armed
+ * for @opcode: a request held PAUSE_MS.
+ */
+static u64 file_held(const char *name, struct ds_proc **p, char *image,
+		     char *buf, struct aifs_layout *l, int which,
+		     const char *point, u16 opcode)
+{
+	char spec[64];
+	u64 ino, version;
+
+	ino = file_of_one_chunk(name, p, image, buf, &version);
+	CHECK(!aifs_layout_get(cluster_conn, &cluster_cred, ino, l),
+	      "layout");
+	ds_stop(p[which], SIGTERM);
+	snprintf(spec, sizeof(spec), "%s:value=%d:opcode=%u", point, PAUSE_MS,
+		 opcode);
+	ds_start_failing(p[which], spec);
+	return ino;
+}
+
 /* A fence between the primary's local write and its forward. */
 static void check_fenced_write(char *image, char *buf)
 {
 	struct held_write w;
 	struct aifs_layout l;
 	struct ds_proc *p[2];
-	char spec[64];
-	u64 ino, version;
+	u64 ino;
 	int err;
 
-	ino = file_of_one_chunk("fenced", p, image, buf, &version);
-	CHECK(!aifs_layout_get(cluster_conn, &cluster_cred, ino, &l),
-	      "layout");
-	ds_stop(p[0], SIGTERM);
-	snprintf(spec, sizeof(spec), "ds.write.pause:value=%d:opcode=%d",
-		 PAUSE_MS, AIFS_OP_CHUNK_WRITE);
-	setenv("AIFS_FAIL", spec, 1);
-	ds_start(p[0]);
-	unsetenv("AIFS_FAIL");
+	ino = file_held("fenced", p, image, buf, &l, 0, "ds.write.pause",
+			AIFS_OP_CHUNK_WRITE);
 	CHECK(cluster_wait(serves_whole,
 			   &(struct whole){ p[0], ino, image, buf }, WAIT_MS),
 	      "the restarted primary does not serve the file");
@@ -519,9 +544,7 @@ static void check_stale_primary(char *image, char *buf)
 	replica = p[1]->id;
 	ds_stop(p[0], SIGTERM);
 	/* every pull pauses 20 s once its bytes are in (times=0: no end) */
-	setenv("AIFS_FAIL", "ds.resync.pause:value=20000:times=0", 1);
-	ds_start(p[0]);
-	unsetenv("AIFS_FAIL");
+	ds_start_failing(p[0], "ds.resync.pause:value=20000:times=0");
 	up = (struct cluster_state){ p[0], AIFS_DS_UP };
 	CHECK(cluster_wait(cluster_in_state, &up, WAIT_MS),
 	      "the primary is not UP again");
@@ -547,6 +570,85 @@ static void check_stale_primary(char *image, char *buf)
 			NULL), "a write once the primary caught up");
 }
 
+/*
+ * A forward of the version a replica holds: the same bytes are a retry,
+ * acknowledged; other bytes (a second primary numbered the version too)
+ * make the copy stale, and it takes its group's again.
+ */
+static void check_other_bytes(char *image, char *buf)
+{
+	struct ds_proc *p[2];
+	u64 ino, version;
+	int err;
+
+	ino = file_of_one_chunk("other-bytes", p, image, buf, &version);
+	err = forward_raw(p[1], ino, version, p[0]->id, image);
+	CHECK(!err, "a retry of the version held: %s", strerror(-err));
+	err = forward_raw(p[1], ino, version, p[0]->id, NULL);
+	CHECK(err == -ESTALE,
+	      "other bytes at the version held: %s, not ESTALE",
+	      strerror(-err));
+	CHECK(cluster_wait(serves_whole,
+			   &(struct whole){ p[1], ino, image, buf }, WAIT_MS),
+	      "the replica does not serve its group's copy again");
+	check_same(p, "after other bytes at the version held", ino, image,
+		   buf);
+}
+
+/* Has @arg's server held a request (request.delay)?  A cluster_wait() cond. */
+static bool request_delayed(void *arg)
+{
+	struct ds_proc *p = arg;
+
+	return test_server_logged(&p->srv, "fail point request.delay fired");
+}
+
+/*
+ * A primary whose lease runs out while it forwards a write (the replica
+ * holds the forward, request.delay; the primary is stopped until the MDS
+ * counts it out) does not acknowledge it: the next member may lead by
+ * then, and number the same version.
+ */
+static void check_lease_lost(char *image, char *buf)
+{
+	struct ds_proc *p[2], patient;
+	struct cluster_state state;
+	struct held_write w;
+	struct aifs_layout l;
+	u64 ino;
+
+	ino = file_held("lease-lost", p, image, buf, &l, 1, "request.delay",
+			AIFS_OP_CHUNK_FORWARD);
+	state = (struct cluster_state){ p[1], AIFS_DS_UP };
+	CHECK(cluster_wait(cluster_in_state, &state, WAIT_MS),
+	      "the restarted replica is not UP");
+	ds_fill(image, DS_TEST_CHUNK, 6464);
+	/* a client that waits for the answer, however late */
+	patient = *p[0];
+	patient.conn = NULL;
+	ds_connect_timeout(&patient, -1);
+	w = (struct held_write){
+		.primary = &patient, .ino = ino, .replica = p[1]->id,
+		.gen = le32_to_cpu(l.generation), .image = image,
+	};
+	CHECK(!pthread_create(&w.thread, NULL, held_write, &w), "thread");
+	CHECK(cluster_wait(request_delayed, p[1], WAIT_MS),
+	      "the forward never reached the replica");
+	kill(p[0]->srv.pid, SIGSTOP);
+	state = (struct cluster_state){ p[0], AIFS_DS_OFFLINE };
+	CHECK(cluster_wait(cluster_in_state, &state, WAIT_MS),
+	      "the stopped primary is not counted out");
+	kill(p[0]->srv.pid, SIGCONT);
+	pthread_join(w.thread, NULL);
+	aifs_close(patient.conn);
+	CHECK(w.err == -ESTALE,
+	      "a write whose primary lost its lease: %s, not ESTALE",
+	      strerror(-w.err));
+	state = (struct cluster_state){ p[0], AIFS_DS_UP };
+	CHECK(cluster_wait(cluster_in_state, &state, WAIT_MS),
+	      "the primary is not UP again");
+}
+
 int main(void)
 {
 	static char image[DS_TEST_CHUNK], buf[DS_TEST_CHUNK];
@@ -559,5 +661,7 @@ int main(void)
 	check_behind_replica(image, buf);
 	check_fenced_write(image, buf);
 	check_stale_primary(image, buf);
+	check_other_bytes(image, buf);
+	check_lease_lost(image, buf);
 	return test_result();
 }

@@ -324,9 +324,7 @@ int main(void)
 	put(p, rid, ino, 2, 4);
 	recovery_says(rid, "OFFLINE, rebuilt around in ");
 
-	setenv("AIFS_FAIL", "request.delay:opcode=73:value=1500", 1);
-	ds_start(r);
-	unsetenv("AIFS_FAIL");
+	ds_start_failing(r, "request.delay:opcode=73:value=1500");
 	s.state = AIFS_DS_SYNCING;
 	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS), "not syncing");
 	while_syncing(r, pid, ino);

@@ -258,9 +258,7 @@ static void check_cut_while_pulled(char *old, char *new, char *buf)
 	CHECK(!ds_write(primary, ino, 0, CUT, new, NEW_LEN, &replica_id, 1,
 			NULL), "write at the new size");
 
-	setenv("AIFS_FAIL", "ds.resync.pause:value=10000", 1);
-	ds_start(replica);
-	unsetenv("AIFS_FAIL");
+	ds_start_failing(replica, "ds.resync.pause:value=10000");
 	CHECK(cluster_wait(pull_paused, replica, WAIT_MS),
 	      "the returning replica never pulled chunk 0");
 	rep = (struct aifs_chunk_rep){ 0 };
@@ -282,6 +280,102 @@ static void check_cut_while_pulled(char *old, char *new, char *buf)
 		     buf);
 	CHECK(aifs_unlink(cluster_conn, &cluster_cred, AIFS_ROOT_INO, "pulled",
 			  &(struct aifs_entry_rep){ 0 }) == 0, "unlink");
+}
+
+/* Chunk 0 of @p holds @len bytes of @want, then holes. */
+static void check_chunk0_is(struct ds_proc *p, const char *what, u64 ino,
+			    const char *want, u32 len, char *buf)
+{
+	u32 got = chunk_get(p, ino, 0, buf), i;
+
+	CHECK(got == len, "%s (ds %s): chunk 0 has %u bytes, not %u", what,
+	      p->srv.port, got, len);
+	CHECK(!memcmp(buf, want, len), "%s (ds %s): not the bytes written",
+	      what, p->srv.port);
+	for (i = len; i < DS_TEST_CHUNK && !buf[i]; i++)
+		;
+	CHECK(i == DS_TEST_CHUNK,
+	      "%s (ds %s): byte %u past the end is not zero", what,
+	      p->srv.port, i);
+}
+
+/*
+ * A chunk cut away and written again (an O_TRUNC checkpoint) while the
+ * replica missed the cut: the test plays the MDS's queue on the primary
+ * alone (truncation 1, to size 0).  The replica's old copy is at version
+ * 3; the new chunk's first write must not be taken there for one it
+ * holds.  It is acknowledged once the replica holds its bytes (the write
+ * is tried again while the replica answers ESTALE and pulls), and the
+ * late cut, when it reaches the replica, leaves them.
+ */
+static void check_recreated(char *old, char *new, char *buf)
+{
+	struct ds_proc *primary, *replica;
+	struct aifs_chunk_id id;
+	struct aifs_layout l;
+	u32 replica_id;
+	u64 ino, until;
+	int i, err;
+
+	ino = file_of_two_chunks("recreated", &l, old);
+	primary = cluster_proc(le32_to_cpu(l.targets[0]));
+	replica_id = le32_to_cpu(l.targets[1]);
+	replica = cluster_proc(replica_id);
+	for (i = 0; i < 2; i++)
+		CHECK(!ds_write(primary, ino, 0, 0, old, DS_TEST_CHUNK,
+				&replica_id, 1, NULL), "rewrite %d", i);
+	ds_chunk_id(&id, ino, 0);
+	CHECK(!aifs_chunk_delete(primary->conn, &id, AIFS_DELETE_FROM, 1),
+	      "the cut to size 0 on the primary");
+	until = aifs_now_ms() + WAIT_MS;
+	while ((err = ds_write(primary, ino, 0, 0, new, NEW_LEN, &replica_id,
+			       1, NULL)) == -ESTALE && aifs_now_ms() < until)
+		test_sleep_ms(50);
+	CHECK(!err, "the write after the cut: %s", strerror(-err));
+	check_chunk0_is(replica, "written again: the replica", ino, new,
+			NEW_LEN, buf);
+	if (!replica->conn)
+		ds_connect(replica);
+	CHECK(!aifs_chunk_delete(replica->conn, &id, AIFS_DELETE_FROM, 1),
+	      "the late cut on the replica");
+	check_chunk0_is(replica, "after the late cut: the replica", ino, new,
+			NEW_LEN, buf);
+	check_chunk0_is(primary, "after the late cut: the primary", ino, new,
+			NEW_LEN, buf);
+	CHECK(aifs_unlink(cluster_conn, &cluster_cred, AIFS_ROOT_INO,
+			  "recreated", &(struct aifs_entry_rep){ 0 }) == 0,
+	      "unlink");
+}
+
+/*
+ * A replica that fails the cut (ds.write.error on its first
+ * CHUNK_TRUNCATE) while it serves: SETATTR must not answer while it
+ * still serves the bytes cut.  It is counted out, catches up with the
+ * primary (SYNCING, reads ESTALE meanwhile), and then holds the cut.
+ */
+static void check_failed_cut(char *old, char *buf)
+{
+	struct ds_proc *replica;
+	struct cluster_state state;
+	struct aifs_layout l;
+	char spec[64];
+	u64 ino;
+
+	ino = file_of_two_chunks("failed-cut", &l, old);
+	replica = cluster_proc(le32_to_cpu(l.targets[1]));
+	ds_stop(replica, SIGTERM);
+	snprintf(spec, sizeof(spec), "ds.write.error:opcode=%d:value=%d",
+		 AIFS_OP_CHUNK_TRUNCATE, EIO);
+	ds_start_failing(replica, spec);
+	state = (struct cluster_state){ replica, AIFS_DS_UP };
+	CHECK(cluster_wait(cluster_in_state, &state, WAIT_MS),
+	      "the restarted replica is not up");
+	truncate_to(ino, CUT);
+	CHECK(test_server_logged(&replica->srv,
+				 "fail point ds.write.error fired"),
+	      "the replica's cut did not fail");
+	check_chunk0(replica, "the replica that failed the cut", ino, old,
+		     NULL, buf);
 }
 
 /* Is every job of the MDS's chunk queue done on every copy? */
@@ -310,6 +404,7 @@ int main(void)
 	ds_fill(new, NEW_LEN, 4242);
 	/* first: the only pull of the returning replica is the one paused */
 	check_cut_while_pulled(old, new, buf);
+	check_recreated(old, new, buf);
 
 	/* Both copies up: cut before SETATTR answers, no waiting. */
 	ino = file_of_two_chunks("cut", &l, old);
@@ -353,6 +448,7 @@ int main(void)
 		      i ? "the replica" : "the primary");
 
 	check_slow_replica(old, buf);
+	check_failed_cut(old, buf);
 	check_size_flags(old, buf);
 	CHECK(mds_harness_run(&cluster_mds, "--check") == 0, "--check");
 	return test_result();

@@ -122,6 +122,13 @@ void ds_start(struct ds_proc *p)
 }
 
 /* Stop with @sig; SIGTERM must end it promptly with status 0. */
+void ds_start_failing(struct ds_proc *p, const char *spec)
+{
+	setenv("AIFS_FAIL", spec, 1);
+	ds_start(p);
+	unsetenv("AIFS_FAIL");
+}
+
 void ds_stop(struct ds_proc *p, int sig)
 {
 	int status;
@@ -137,10 +144,15 @@ void ds_stop(struct ds_proc *p, int sig)
 
 void ds_connect(struct ds_proc *p)
 {
+	ds_connect_timeout(p, 0);
+}
+
+void ds_connect_timeout(struct ds_proc *p, int call_timeout_ms)
+{
 	struct aifs_secret secret = { .len = strlen(TEST_SECRET) };
 	struct aifs_connect_opts opts = {
 		.host = "127.0.0.1", .port = p->srv.port, .secret = &secret,
-		.role = AIFS_ROLE_CLIENT,
+		.role = AIFS_ROLE_CLIENT, .call_timeout_ms = call_timeout_ms,
 	};
 
 	memcpy(secret.key, TEST_SECRET, secret.len);

@@ -32,8 +32,12 @@ void ds_setup(int n, const char *extra_conf);
 void ds_setup_cluster(int n, const char *mds_port, const char *fs_uuid,
 		      const char *extra_conf);
 void ds_start(struct ds_proc *p);
+/* ds_start() with the fail points of @spec armed (AIFS_FAIL). */
+void ds_start_failing(struct ds_proc *p, const char *spec);
 void ds_stop(struct ds_proc *p, int sig);
 void ds_connect(struct ds_proc *p);
+/* Its calls wait up to @call_timeout_ms (0: libaifs's bound; < 0: ever). */
+void ds_connect_timeout(struct ds_proc *p, int call_timeout_ms);
 
 void ds_chunk_id(struct aifs_chunk_id *id, u64 ino, u32 index);
 int ds_write(struct ds_proc *p, u64 ino, u32 index, u32 offset,

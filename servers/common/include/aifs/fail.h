@@ -30,7 +30,10 @@ enum aifs_fail_point {
 	AIFS_FAIL_REPLY_DROP,
 	/* A request waits value ms (1000) on its worker before its handler. */
 	AIFS_FAIL_REQUEST_DELAY,
-	/* aifs-ds: a chunk write fails with errno value (EIO), nothing written. */
+	/*
+	 * aifs-ds: a chunk write, or a cut or delete of a truncation (with
+	 * opcode=), fails with errno value (EIO), nothing written.
+	 */
 	AIFS_FAIL_DS_WRITE_ERROR,
 	/* aifs-ds: the server dies once a chunk write is durable, unanswered. */
 	AIFS_FAIL_DS_WRITE_CRASH,
