@@ -10,9 +10,13 @@
  * done on every copy, as its metrics say), every byte written after the
  * truncate survives, the truncated range reads as zeros.  A replica too
  * slow for the MDS's first call (stopped longer than it waits) is cut all
- * the same before SETATTR answers.  Then the size flags a client with
- * writes not committed yet sends: CUT cuts at a size above the MDS's,
- * SIZE_GROW only grows.
+ * the same before SETATTR answers; one whose cut fails is counted out
+ * before SETATTR answers, and serves the cut bytes to nobody.  A chunk
+ * cut to nothing and written again, on a replica that missed the cut:
+ * the new write is not taken there for one it holds (versions carry the
+ * truncation the chunk was created under), nor removed by the late cut.
+ * Then the size flags a client with writes not committed yet sends: CUT
+ * cuts at a size above the MDS's, SIZE_GROW only grows.
  */
 #include <pthread.h>
 #include <signal.h>
