@@ -6,7 +6,8 @@
  * new name lives in its directory: without that sync a power cut after
  * the reply could lose the chunk, which then read as a hole); a write to
  * a chunk that was there syncs no directory; a DELETE syncs the
- * directory it removed from.  The servers' fsync(2) and fdatasync(2) are
+ * directory it removed from; a forward past a gap syncs the stale mark
+ * it sets.  The servers' fsync(2) and fdatasync(2) are
  * logged by aifs-sync-log.so, preloaded.
  */
 #include <libgen.h>
@@ -133,6 +134,38 @@ static void test_new_chunk(void)
 	      "%d directories synced for a rewrite", log_dirs(&ds_procs[0]));
 }
 
+/*
+ * A forward past a gap marks the copy stale before it answers ESTALE, and
+ * durably: the primary may acknowledge without this copy (its server
+ * counted out), which after a crash must still not serve what it lacks.
+ */
+static void test_stale_mark(void)
+{
+	static u8 msg[AIFS_CHUNK_WRITE_REQ_SIZE + LEN];
+	struct aifs_chunk_write_req req = {
+		.version = cpu_to_le64(1000),
+		.chunk_size = cpu_to_le32(DS_TEST_CHUNK),
+	};
+	struct aifs_span part = { data, LEN };
+	char path[512], meta[520];
+	struct aifs_reply reply;
+	int n;
+
+	CHECK(!ds_chunk_file(&ds_procs[0], INO, 0, path, sizeof(path)),
+	      "no chunk file");
+	snprintf(meta, sizeof(meta), "%s.meta", path);
+	ds_chunk_id(&req.id, INO, 0);
+	n = aifs_encode_chunk_forward_req(msg, sizeof(msg), &req, &part);
+	CHECK(n > 0, "encode: %d", n);
+	log_reset();
+	EXPECT(ds_request(&ds_procs[0], AIFS_OP_CHUNK_FORWARD, msg, n, &reply),
+	       0);
+	CHECK(reply.status == ESTALE, "a forward past a gap: status %u",
+	      reply.status);
+	aifs_reply_free(&reply);
+	CHECK(log_has("fdatasync", meta), "the stale mark was not synced");
+}
+
 static void test_delete(void)
 {
 	struct aifs_chunk_delete_req req = {
@@ -161,6 +194,7 @@ int main(void)
 	preload();
 	ds_setup(1, NULL);
 	test_new_chunk();
+	test_stale_mark();
 	test_delete();
 	return test_result();
 }
