@@ -412,11 +412,12 @@ static int ds_stripe_store(struct ds_stripe *s, u32 off, u32 len, u32 c0,
 			a = c0;
 			b = c1;
 		}
-		if (ds_peer_out(s->ds, s->members[f])) {
-			if (s->whole)
-				return -EAGAIN;
-			continue;	/* short of it until it is rebuilt */
-		}
+		/*
+		 * a member our map counts out is tried all the same: it may
+		 * be back and serving already, and would miss the write;
+		 * one still out fails fast and is skipped
+		 * (ds_frag_write_peer())
+		 */
 		io[n++] = (struct ds_frag_io){
 			.s = s, .frag = f, .offset = a, .len = b - a,
 			.buf = s->frag[f] + (a - c0), .write = true,
@@ -601,6 +602,15 @@ static int ds_ec_write_data(struct aifs_request *req,
 	return 0;
 }
 
+/*
+ * The write under the stripe's lock.  The layout generation is looked at
+ * before and once more after the fragments are written, as a replicated
+ * primary does (ds_primary_apply()): a rebuild fences the old layout
+ * before its new member decodes the stripe, so a write that passes the
+ * second look is in what the new member decodes; one that fails it is
+ * EREMCHG, not acknowledged, and the client writes it again with the new
+ * layout.
+ */
 static int ds_ec_write_apply(struct ds_stripe *s,
 			     const struct aifs_ec_write_req *r,
 			     const struct aifs_span *data)
@@ -623,6 +633,12 @@ static int ds_ec_write_apply(struct ds_stripe *s,
 	err = ds_ec_write_run(s, data->data, off, data->len, c0, c1);
 	if (!err)
 		err = ds_ec_write_run(s, data->data, off, data->len, c2, c3);
+	if (!err) {
+		/* written, not answered yet */
+		aifs_fail_pause(AIFS_FAIL_DS_WRITE_PAUSE, AIFS_OP_EC_WRITE);
+		err = ds_layout_gen_check(s->ds, le64_to_cpu(r->id.ino),
+					  s->layout_gen);
+	}
 	ds_chunk_unlock(s->ds, &lock);
 	return err;
 }

@@ -52,6 +52,7 @@ struct ds_mds_link {
 	struct aifs_addr self;	/* what we tell the MDS */
 	struct aifs_conn *conn;
 	u64 epoch;		/* of the map we have */
+	u64 frozen_until;	/* ds.map.freeze: no map fetched before */
 	/* set by the link's thread, read by primaries (ds_mds_out_wait_ms) */
 	atomic_uint heartbeat_ms;
 	atomic_uint grace_ms;
@@ -145,6 +146,16 @@ static void ds_mds_learn_peer(struct ds_mds_link *l,
 }
 
 /* The map moved: learn where the other data servers are. */
+/* The ds.map.freeze fail point: whether to keep the map we have. */
+static bool ds_mds_map_frozen(struct ds_mds_link *l)
+{
+	u32 ms;
+
+	if (l->epoch && aifs_fail(AIFS_FAIL_DS_MAP_FREEZE, 0, &ms))
+		l->frozen_until = aifs_now_ms() + (ms ? ms : 1000);
+	return aifs_now_ms() < l->frozen_until;
+}
+
 static int ds_mds_map(struct ds_mds_link *l, u64 epoch)
 {
 	struct aifs_map_get_req req = { .epoch = cpu_to_le64(l->epoch) };
@@ -155,7 +166,7 @@ static int ds_mds_map(struct ds_mds_link *l, u64 epoch)
 	u32 i;
 	int err;
 
-	if (epoch == l->epoch)
+	if (epoch == l->epoch || ds_mds_map_frozen(l))
 		return 0;
 	err = ds_mds_call(l, AIFS_OP_MAP_GET, &req, sizeof(req), &rep,
 			  sizeof(rep), &reply, parts);

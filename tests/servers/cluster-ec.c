@@ -7,11 +7,16 @@
  * serves nothing until the MDS's recovery had it rebuild its fragments by
  * decoding (CHUNK_SYNC of an EC file), then UP with the new bytes of its
  * fragments, read straight from it; a parity server killed and back gets
- * its parity rebuilt the same way.  A seventh server holds nothing of the
- * file until a data server dies for good: past the rebuild delay the MDS
- * puts the seventh in its place in the layout (one generation up), which
- * rebuilds the lost fragments by decoding and serves them.
+ * its parity rebuilt the same way; one back while the leader's map still
+ * counts it out has the next write all the same.  A seventh server holds
+ * nothing of the file until a data server dies for good: past the
+ * rebuild delay the MDS puts the seventh in its place in the layout (one
+ * generation up), which rebuilds the lost fragments by decoding and
+ * serves them.  Last, a
+ * rebuild's fence landing on a stripe's leader between its fragment
+ * writes and its answer: the write is refused (EREMCHG).
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 
@@ -48,7 +53,8 @@ static void model_write(u32 stripe, u32 off, const u8 *data, u32 len)
 
 /*
  * Through the stripe's leader, retried while it refuses (EAGAIN: a
- * member is dead but not counted out yet).
+ * member is dead but not counted out yet; ESTALE: a leader just started
+ * has no lease yet).
  */
 static int write_stripe(u32 stripe, u32 off, u32 len, u32 seed)
 {
@@ -57,9 +63,9 @@ static int write_stripe(u32 stripe, u32 off, u32 len, u32 seed)
 	int err;
 
 	ds_fill(data, len, seed);
-	while ((err = ds_ec_write(cluster_proc(le32_to_cpu(group.members[0])),
-				  ino, stripe, &group, off, data, len)) ==
-	       -EAGAIN && aifs_now_ms() < until)
+	while (((err = ds_ec_write(cluster_proc(le32_to_cpu(group.members[0])),
+				   ino, stripe, &group, off, data, len)) ==
+		-EAGAIN || err == -ESTALE) && aifs_now_ms() < until)
 		test_sleep_ms(50);
 	if (!err)
 		model_write(stripe, off, data, len);
@@ -146,6 +152,96 @@ static void kill_write_return(u32 f, u32 seed)
 	check_fragment(f, "rebuilt");
 }
 
+/*
+ * The server of fragment @f dies, is counted out, and comes back (UP,
+ * its fragments rebuilt) while the leader's map still counts it out
+ * (the leader fetches no map meanwhile: ds.map.freeze): the leader tries
+ * it all the same, and it has the next write.
+ */
+static void back_before_the_leader_knows(u32 f, u32 seed)
+{
+	struct ds_proc *leader = cluster_proc(le32_to_cpu(group.members[0]));
+	struct ds_proc *p = cluster_proc(le32_to_cpu(group.members[f]));
+	struct cluster_state s = { p, AIFS_DS_OFFLINE };
+	int err;
+
+	ds_stop(p, SIGKILL);
+	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS),
+	      "fragment %u's server not counted out", f);
+	ds_stop(leader, SIGTERM);
+	ds_start_failing(leader, "ds.map.freeze:value=120000");
+	ds_start(p);
+	s.state = AIFS_DS_UP;
+	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS),
+	      "fragment %u's server not UP again", f);
+	err = write_stripe(0, 0, K * CHUNK, seed);
+	CHECK(!err, "write while the leader's map lags: %d", err);
+	CHECK(test_server_logged(&leader->srv, "fail point ds.map.freeze fired"),
+	      "the leader's map did not lag");
+	check_fragment(f, "back before the leader's map said so");
+	ds_stop(leader, SIGTERM);
+	ds_start(leader);
+}
+
+/* An EC write through @leader, on a thread, for fenced_write(). */
+struct held_ec_write {
+	struct ds_proc *leader;
+	struct aifs_ec_group g;
+	u64 ino;
+	int err;
+	pthread_t thread;
+};
+
+/* Tried again while the restarted leader has no lease yet (ESTALE). */
+static void *held_ec_write(void *arg)
+{
+	static u8 data[K * CHUNK];
+	struct held_ec_write *w = arg;
+	u64 until = aifs_now_ms() + WAIT_MS;
+
+	ds_fill(data, K * CHUNK, 77);
+	while ((w->err = ds_ec_write(w->leader, w->ino, 0, &w->g, 0, data,
+				     K * CHUNK)) == -ESTALE &&
+	       aifs_now_ms() < until)
+		test_sleep_ms(50);
+	return NULL;
+}
+
+/*
+ * A rebuild's fence landing on a stripe's leader once it wrote the
+ * fragments (held there by ds.write.pause): the write is refused
+ * (EREMCHG), not acknowledged, for the new member decoding the stripe
+ * after the fence would not have it.
+ */
+static void fenced_write(void)
+{
+	struct held_ec_write w = { .err = -1 };
+	struct aifs_layout l;
+	char spec[64];
+	u32 f, gen;
+	int err;
+
+	w.ino = cluster_create("g", &l);
+	w.g = group;
+	for (f = 0; f < WIDTH; f++)
+		w.g.members[f] = l.targets[f];
+	gen = le32_to_cpu(l.generation);
+	w.leader = cluster_proc(le32_to_cpu(l.targets[0]));
+	ds_stop(w.leader, SIGTERM);
+	snprintf(spec, sizeof(spec), "ds.write.pause:value=3000:opcode=%d",
+		 AIFS_OP_EC_WRITE);
+	ds_start_failing(w.leader, spec);
+	CHECK(!pthread_create(&w.thread, NULL, held_ec_write, &w), "thread");
+	CHECK(cluster_wait(cluster_write_paused, w.leader, WAIT_MS),
+	      "the EC write never reached the pause");
+	err = cluster_fence(w.leader, w.ino, gen + 1);
+	CHECK(!err, "the fence: %s", strerror(-err));
+	pthread_join(w.thread, NULL);
+	CHECK(w.err == -EREMCHG,
+	      "an EC write fenced once written: %s, not EREMCHG",
+	      strerror(-w.err));
+}
+
 int main(void)
 {
 	struct aifs_layout want = { 0 }, l;
@@ -179,10 +275,12 @@ int main(void)
 
 	kill_write_return(2, 10);
 	kill_write_return(K + 1, 20);
+	back_before_the_leader_knows(3, 30);
 	for (f = 0; f < WIDTH; f++)
 		check_fragment(f, "in the end");
 	rebuild_around(1);
 	for (f = 0; f < WIDTH; f++)
 		check_fragment(f, "after the rebuild");
+	fenced_write();
 	return test_result();
 }

@@ -292,6 +292,40 @@ bool cluster_map_stays(int ms)
 	return true;
 }
 
+bool cluster_write_paused(void *arg)
+{
+	struct ds_proc *p = arg;
+
+	return test_server_logged(&p->srv, "fail point ds.write.pause fired");
+}
+
+int cluster_fence(struct ds_proc *p, u64 ino, u32 gen)
+{
+	struct ds_proc other = *p;
+	struct aifs_chunk_sync_req req = {
+		.max = cpu_to_le32(1),
+		.flags = cpu_to_le32(AIFS_CHUNK_SYNC_FENCE),
+	};
+	u8 msg[AIFS_CHUNK_SYNC_REQ_SIZE];
+	struct aifs_reply reply;
+	int n, err;
+
+	if (aifs_layout_get(cluster_conn, &cluster_cred, ino, &req.layout))
+		return -EIO;
+	req.layout.generation = cpu_to_le32(gen);
+	ds_chunk_id(&req.id, ino, 0);
+	n = aifs_encode_chunk_sync_req(msg, sizeof(msg), &req, NULL);
+	if (n < 0)
+		return n;
+	other.conn = NULL;
+	err = ds_request(&other, AIFS_OP_CHUNK_SYNC, msg, n, &reply);
+	if (!err && reply.status)
+		err = -(int)reply.status;
+	aifs_reply_free(&reply);
+	aifs_close(other.conn);
+	return err;
+}
+
 bool cluster_chunk_gone(void *arg)
 {
 	struct chunk_at *c = arg;

@@ -83,6 +83,16 @@ struct chunk_at {
 /* Is @arg's chunk absent (no data file)?  A cluster_wait() cond. */
 bool cluster_chunk_gone(void *arg);
 
+/* Has @arg's server held a write (ds.write.pause)?  A cluster_wait() cond. */
+bool cluster_write_paused(void *arg);
+
+/*
+ * The fence of a rebuild (CHUNK_SYNC FENCE of @ino's layout at generation
+ * @gen) sent to @p as the MDS would, on a connection of its own (@p's may
+ * wait on a write): 0 or -errno.
+ */
+int cluster_fence(struct ds_proc *p, u64 ino, u32 gen);
+
 /*
  * Chunk @index of @ino, DS_TEST_CHUNK bytes, from @p into @buf, tried
  * again while @p answers ESTALE (20 s): 0, -ENODATA for fewer bytes, or

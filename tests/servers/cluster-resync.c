@@ -426,45 +426,6 @@ static void *held_write(void *arg)
 	return NULL;
 }
 
-/* Has @arg's server held a write once applied?  A cluster_wait() cond. */
-static bool write_paused(void *arg)
-{
-	struct ds_proc *p = arg;
-
-	return test_server_logged(&p->srv, "fail point ds.write.pause fired");
-}
-
-/*
- * The fence of a rebuild (CHUNK_SYNC FENCE, generation @gen) sent to @p
- * as the MDS would, on a connection of its own (@p's waits on a write).
- */
-static int fence(struct ds_proc *p, u64 ino, u32 gen)
-{
-	struct ds_proc other = *p;
-	struct aifs_chunk_sync_req req = {
-		.max = cpu_to_le32(1),
-		.flags = cpu_to_le32(AIFS_CHUNK_SYNC_FENCE),
-	};
-	u8 msg[AIFS_CHUNK_SYNC_REQ_SIZE];
-	struct aifs_reply reply;
-	int n, err;
-
-	if (aifs_layout_get(cluster_conn, &cluster_cred, ino, &req.layout))
-		return -EIO;
-	req.layout.generation = cpu_to_le32(gen);
-	ds_chunk_id(&req.id, ino, 0);
-	n = aifs_encode_chunk_sync_req(msg, sizeof(msg), &req, NULL);
-	if (n < 0)
-		return n;
-	other.conn = NULL;
-	err = ds_request(&other, AIFS_OP_CHUNK_SYNC, msg, n, &reply);
-	if (!err && reply.status)
-		err = -(int)reply.status;
-	aifs_reply_free(&reply);
-	aifs_close(other.conn);
-	return err;
-}
-
 /*
  * File @name of one chunk (file_of_one_chunk()), its layout into @l, and
  * member @which of its group started again with fail point @point armed
@@ -507,9 +468,9 @@ static void check_fenced_write(char *image, char *buf)
 		.gen = le32_to_cpu(l.generation), .image = image,
 	};
 	CHECK(!pthread_create(&w.thread, NULL, held_write, &w), "thread");
-	CHECK(cluster_wait(write_paused, p[0], WAIT_MS),
+	CHECK(cluster_wait(cluster_write_paused, p[0], WAIT_MS),
 	      "the write never reached the pause");
-	err = fence(p[0], ino, w.gen + 1);
+	err = cluster_fence(p[0], ino, w.gen + 1);
 	CHECK(!err, "the fence: %s", strerror(-err));
 	pthread_join(w.thread, NULL);
 	CHECK(w.err == -EREMCHG, "a write fenced once applied: %s, not EREMCHG",

@@ -60,9 +60,15 @@ enum aifs_fail_point {
 	AIFS_FAIL_MDS_APPLY_PAUSE,
 	/*
 	 * aifs-ds: a primary's write waits value ms (1000) once applied here,
-	 * before it looks at the layout generation again and forwards.
+	 * before it looks at the layout generation again and forwards; an EC
+	 * leader's once every fragment is written, before its second look.
 	 */
 	AIFS_FAIL_DS_WRITE_PAUSE,
+	/*
+	 * aifs-ds: once it holds a map, the next new epoch and those of the
+	 * value ms (1000) after it are not fetched: a map that lags.
+	 */
+	AIFS_FAIL_DS_MAP_FREEZE,
 	AIFS_FAIL_NR_POINTS
 };
 
