@@ -312,6 +312,29 @@ static int drain_job_on(struct mds_drainer *d, const struct mds_chunk_job *job,
 	return err;
 }
 
+/*
+ * A failure of the link to a data server rather than its answer (a
+ * connection to a server since restarted, one not accepting yet, a call
+ * not answered in time): worth another try at once.
+ */
+static bool drain_link_failed(int err)
+{
+	switch (-err) {
+	case ETIMEDOUT:
+	case ECONNRESET:
+	case ECONNREFUSED:
+	case ECONNABORTED:
+	case EPIPE:
+	case ENOTCONN:
+	case EHOSTUNREACH:
+	case ENETUNREACH:
+	case ESHUTDOWN:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* The data servers a job is not done on yet. */
 struct drain_missed {
 	u32 ids[AIFS_LAYOUT_MAX_TARGETS];
@@ -330,8 +353,8 @@ static void drain_missed_add(struct drain_missed *m, u32 id)
 
 /*
  * Every copy of @job: 0 when all are done; -ETIMEDOUT when a copy is worth
- * another try at once (its server did not answer in time, or has an
- * earlier truncation of the file still to come); else -EAGAIN (later).
+ * another try at once (its link failed, or its server has an earlier
+ * truncation of the file still to come); else -EAGAIN (later).
  * The servers it is not done on go into @missed, if given.
  */
 static int drain_job(struct mds_drainer *d, const struct mds_chunk_job *job,
@@ -348,7 +371,7 @@ static int drain_job(struct mds_drainer *d, const struct mds_chunk_job *job,
 		if (e && missed)
 			drain_missed_add(missed,
 					 le32_to_cpu(job->layout.targets[t]));
-		if (e == -ETIMEDOUT || e == -EAGAIN)
+		if (e == -EAGAIN || drain_link_failed(e))
 			err = -ETIMEDOUT;
 		else if (e && !err)
 			err = -EAGAIN;

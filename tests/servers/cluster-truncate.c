@@ -351,6 +351,14 @@ static void check_recreated(char *old, char *new, char *buf)
 	      "unlink");
 }
 
+/* Has @arg's server failed a cut (ds.write.error)?  A cluster_wait() cond. */
+static bool replica_cut_failed(void *arg)
+{
+	struct ds_proc *p = arg;
+
+	return test_server_logged(&p->srv, "fail point ds.write.error fired");
+}
+
 /*
  * A replica that fails the cut (ds.write.error on its first
  * CHUNK_TRUNCATE) while it serves: SETATTR must not answer while it
@@ -375,11 +383,10 @@ static void check_failed_cut(char *old, char *buf)
 	CHECK(cluster_wait(cluster_in_state, &state, WAIT_MS),
 	      "the restarted replica is not up");
 	truncate_to(ino, CUT);
-	CHECK(test_server_logged(&replica->srv,
-				 "fail point ds.write.error fired"),
-	      "the replica's cut did not fail");
 	check_chunk0(replica, "the replica that failed the cut", ino, old,
 		     NULL, buf);
+	CHECK(cluster_wait(replica_cut_failed, replica, WAIT_MS),
+	      "the replica's cut never failed");
 }
 
 /* Is every job of the MDS's chunk queue done on every copy? */
