@@ -298,7 +298,9 @@ int ds_peer_ask(struct ds *ds, u32 id, u16 opcode, const void *req,
 int ds_peer_write(struct ds *ds, u32 id, u16 opcode, const struct iovec *iov,
 		  int iovcnt, struct aifs_reply *reply);
 int ds_forward(struct ds *ds, const struct aifs_chunk_write_req *req,
-	       const struct aifs_span *data, u64 version);
+	       const struct aifs_span *data, u64 version, u32 *ahead);
+int ds_replicas_caught_up(struct ds *ds, const struct aifs_chunk_write_req *req,
+			  u64 version);
 
 /* resync.c: catching up from a peer */
 bool ds_sleep_until(pthread_mutex_t *lock, pthread_cond_t *wake,

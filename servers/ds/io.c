@@ -488,6 +488,33 @@ static int ds_next_version(struct ds_chunk *c, u64 *version)
 }
 
 /*
+ * A replica holds @c newer than we do (ds_forward() said -EEXIST, @ahead
+ * is its id): we lost our copy, or came back without writes it has.
+ * Ours is marked stale, durably, and kept (a placeholder that sends
+ * readers elsewhere), to take a copy at least as new as the version just
+ * numbered, which @ahead holds: it is asked first.  The write is not
+ * acknowledged: -ESTALE, and the client goes round while the pull runs.
+ */
+static int ds_primary_behind(struct ds_chunk *c,
+			     const struct aifs_chunk_write_req *r, u32 ahead)
+{
+	u32 nr = le16_to_cpu(r->nr_replicas), i, n = 0;
+	int err;
+
+	c->meta.peers[n++] = ahead;
+	for (i = 0; i < nr && n < DS_MAX_PEERS; i++)
+		if (le32_to_cpu(r->replicas[i]) != ahead)
+			c->meta.peers[n++] = le32_to_cpu(r->replicas[i]);
+	c->meta.nr_peers = n;
+	c->meta.flags |= DS_META_STALE;
+	if (c->meta.want < c->meta.version)
+		c->meta.want = c->meta.version;
+	c->created = false;
+	err = ds_meta_store(c) ?: ds_chunk_sync(c);
+	return err ?: ds_check_current(c, 0);
+}
+
+/*
  * CHUNK_WRITE, on the chunk's primary: write locally with the next
  * version, then forward to the replicas the request names.
  *
@@ -506,6 +533,7 @@ static int ds_primary_apply(struct aifs_request *req,
 			    const struct aifs_chunk_write_req *r,
 			    const struct aifs_span *data, struct ds_chunk *c)
 {
+	u32 ahead = 0;
 	u64 version;
 	int err, moved;
 
@@ -523,6 +551,8 @@ static int ds_primary_apply(struct aifs_request *req,
 	if (!err)
 		err = ds_check_layout_gen(req->data, r);
 	if (!err)
+		err = ds_replicas_caught_up(req->data, r, c->meta.version);
+	if (!err)
 		err = ds_next_version(c, &version);
 	if (!err)
 		err = ds_write_local(c, r, data, version);
@@ -531,7 +561,9 @@ static int ds_primary_apply(struct aifs_request *req,
 	/* applied here, not yet forwarded */
 	aifs_fail_pause(AIFS_FAIL_DS_WRITE_PAUSE, req->opcode);
 	moved = ds_check_layout_gen(req->data, r);
-	err = ds_forward(req->data, r, data, c->meta.version);
+	err = ds_forward(req->data, r, data, c->meta.version, &ahead);
+	if (err == -EEXIST)
+		err = ds_primary_behind(c, r, ahead);
 	if (!moved && !err && !ds_serving(req->data))
 		/*
 		 * the lease ran out meanwhile: the next member may lead
@@ -601,12 +633,17 @@ static int ds_forward_same(struct ds_chunk *c,
 /*
  * CHUNK_FORWARD, on a replica: apply version v only on top of v - 1 of
  * the same incarnation (ds_version_born()), or as the first of a chunk
- * not held here.  An older version, or the one held with the same bytes,
- * is a retry (acknowledged, not rewritten); one of an older incarnation
- * than ours comes from a primary behind on the file's truncations
- * (-EAGAIN); a gap, or other bytes at the version held, means writes
- * were missed: the copy is marked stale, answers ESTALE and pulls the
- * chunk from its group.
+ * not held here.  The version held with the same bytes is a retry
+ * (acknowledged, not rewritten); one of an older incarnation than ours
+ * comes from a primary behind on the file's truncations (-EAGAIN).  An
+ * older version, or the one held with other bytes, comes from a primary
+ * whose copy is not ours: it lost its copy and created the chunk again,
+ * came back without writes we have, or went on past its lease and
+ * numbered a version another primary numbered too.  Its write is not
+ * acknowledged yet, ours may have been: it yields (-EEXIST: it takes
+ * this copy, ds_primary_behind()), never this copy.  A gap means writes
+ * were missed here: the copy is marked stale, answers ESTALE and pulls
+ * the chunk from its group.
  */
 static int ds_forward_apply(struct aifs_request *req,
 			    const struct aifs_chunk_write_req *r,
@@ -614,7 +651,7 @@ static int ds_forward_apply(struct aifs_request *req,
 {
 	u64 version = le64_to_cpu(r->version), held = c->meta.version;
 	bool stale = c->meta.flags & DS_META_STALE;
-	int err;
+	int err, same = 0;
 
 	if (!version)
 		return -EINVAL;
@@ -624,10 +661,12 @@ static int ds_forward_apply(struct aifs_request *req,
 	if (held && ds_version_born(held) > ds_version_born(version))
 		return -EAGAIN;
 	if (!stale && held == version)
-		err = ds_forward_same(c, r, data);
-	if (err < 0)
-		return err;
-	if (!stale && (held > version || err))
+		same = ds_forward_same(c, r, data);
+	if (same < 0)
+		return same;
+	if (!stale && held >= version && !same)
+		return -EEXIST;
+	if (same)
 		return ds_reply_chunk(req, c, ds_write_len(r, data));
 	if (!stale && !held)
 		err = ds_forward_creates(c, version);

@@ -17,9 +17,12 @@
  * (resync.c): it lacks the write, and is skipped only when our map holds
  * it SYNCING or out; one held UP fails the write with ESTALE (the client
  * goes round again while it catches up: ds_forward_behind()).  A replica
- * answering any other error (ENOSPC, EIO) was alive and failed: the
- * write fails with EAGAIN and the client retries; versions tell the
- * newest copy.
+ * answering EEXIST holds the chunk newer than we do (we lost our copy,
+ * or came back without writes it has): our copy is marked stale and
+ * takes that replica's, and the write is refused (ESTALE) until it has.
+ * A replica answering any other error (ENOSPC, EIO) was alive and
+ * failed: the write fails with EAGAIN and the client retries; versions
+ * tell the newest copy.
  *
  * With an MDS, "dead" is the MDS's word, not ours: a replica we cannot
  * reach is skipped only once the MDS counts it OFFLINE, for only then
@@ -50,11 +53,21 @@ struct ds_peer {
 	u64 retry_at;		/* aifs_now_ms() before which it counts as dead */
 };
 
+/* Chunks whose last write a replica held UP refused, being behind. */
+#define DS_BEHIND_MAX		256
+
+struct ds_behind {
+	struct aifs_chunk_id id;
+	u32 replica;		/* 0: a free entry */
+};
+
 struct ds_peers {
-	pthread_mutex_t lock;	/* the table and every peer in it */
+	pthread_mutex_t lock;	/* the tables and every peer in them */
 	struct ds_peer *tab;
 	u32 nr;
 	u32 cap;
+	struct ds_behind behind[DS_BEHIND_MAX];
+	u32 behind_next;	/* the entry the next note takes */
 };
 
 static struct ds_peer *ds_peer_find(struct ds_peers *p, u32 id)
@@ -455,6 +468,109 @@ static int ds_forward_behind(struct ds *ds, u32 id)
 	return -ESTALE;
 }
 
+/* The note of replica @replica behind on chunk @id, or NULL.  Lock held. */
+static struct ds_behind *ds_behind_find(struct ds_peers *p,
+					const struct aifs_chunk_id *id,
+					u32 replica)
+{
+	u32 i;
+
+	for (i = 0; i < DS_BEHIND_MAX; i++)
+		if (p->behind[i].replica == replica &&
+		    !memcmp(&p->behind[i].id, id, sizeof(*id)))
+			return &p->behind[i];
+	return NULL;
+}
+
+/*
+ * Replica @replica refused a write of chunk @id, being behind: until it
+ * has caught up, the chunk's writes are refused before they are applied
+ * here (ds_replicas_caught_up()).  A full table forgets its oldest note:
+ * that chunk's next write is applied and forwarded, and refused again.
+ */
+static void ds_behind_note(struct ds *ds, const struct aifs_chunk_id *id,
+			   u32 replica)
+{
+	struct ds_peers *p = ds->peers;
+
+	pthread_mutex_lock(&p->lock);
+	if (!ds_behind_find(p, id, replica)) {
+		p->behind[p->behind_next] = (struct ds_behind){ *id, replica };
+		p->behind_next = (p->behind_next + 1) % DS_BEHIND_MAX;
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* Whether replica @replica was behind on chunk @id; the note dropped. */
+static bool ds_behind_take(struct ds *ds, const struct aifs_chunk_id *id,
+			   u32 replica)
+{
+	struct ds_peers *p = ds->peers;
+	struct ds_behind *b;
+
+	pthread_mutex_lock(&p->lock);
+	b = ds_behind_find(p, id, replica);
+	if (b)
+		b->replica = 0;
+	pthread_mutex_unlock(&p->lock);
+	return b;
+}
+
+/*
+ * Whether replica @id serves chunk @cid at @version or later now: a read
+ * of its first byte at that version, which a copy behind answers ESTALE
+ * (and pulls the chunk, if it does not already).  -ESTALE, else 0: it does, it
+ * has no such chunk, it cannot be reached, or it serves nothing now
+ * (which the forward deals with, as for any write).
+ */
+static int ds_replica_probe(struct ds *ds, u32 id,
+			    const struct aifs_chunk_id *cid, u64 version)
+{
+	struct aifs_chunk_read_req req = {
+		.id = *cid,
+		.version = cpu_to_le64(version),
+		.length = cpu_to_le32(1),
+	};
+	struct aifs_reply reply;
+	int err;
+
+	err = ds_peer_ask(ds, id, AIFS_OP_CHUNK_READ, &req, sizeof(req),
+			  &reply);
+	aifs_reply_free(&reply);
+	return err == -ESTALE && !ds_peer_leads_nothing(ds, id) ? -ESTALE : 0;
+}
+
+/**
+ * ds_replicas_caught_up - may a write of @req's chunk be applied here?
+ * @ds: this server, the chunk's primary
+ * @req: the write, its replicas the group
+ * @version: the version this server holds
+ *
+ * A replica that refused the chunk's last write, being behind, pulls the
+ * chunk from us; a write applied here meanwhile would be one version
+ * more that its pull, once done, is behind again, and a pull slower than
+ * the client's rounds would never end.  Such a replica is asked first
+ * whether it has caught up; until it has, the write is refused untouched.
+ *
+ * Return: 0, or -ESTALE (the client goes round again, as when the
+ * forward is refused).
+ */
+int ds_replicas_caught_up(struct ds *ds, const struct aifs_chunk_write_req *req,
+			  u64 version)
+{
+	u32 i, id;
+
+	for (i = 0; i < le16_to_cpu(req->nr_replicas); i++) {
+		id = le32_to_cpu(req->replicas[i]);
+		if (!ds_behind_take(ds, &req->id, id) ||
+		    !ds_replica_probe(ds, id, &req->id, version))
+			continue;
+		ds_behind_note(ds, &req->id, id);
+		return -ESTALE;
+	}
+	return 0;
+}
+
 static void ds_forward_one(struct ds_fwd *f)
 {
 	u32 len = le32_to_cpu(f->req.data_len);
@@ -496,6 +612,16 @@ static void ds_forward_one(struct ds_fwd *f)
 	aifs_reply_free(&reply);
 	if (err == ESTALE) {
 		f->err = ds_forward_behind(f->ds, f->target);
+		if (f->err)
+			ds_behind_note(f->ds, &f->req.id, f->target);
+		return;
+	}
+	if (err == EEXIST) {
+		aifs_warn("replica %u holds chunk %llu:%u newer than we do: our copy takes its",
+			  f->target,
+			  (unsigned long long)le64_to_cpu(f->req.id.ino),
+			  le32_to_cpu(f->req.id.index));
+		f->err = -EEXIST;
 		return;
 	}
 	if (err)
@@ -533,11 +659,13 @@ static void ds_forward_req(struct aifs_chunk_write_req *fwd,
  * Forward to every replica at once, each on a thread of its own (the
  * first on ours): a write waits for the slowest replica, not for the sum
  * of them.  A thread that cannot be had is a forward made in turn.
+ * -EEXIST when a replica holds the chunk newer than we do (our copy is
+ * behind it, or lost: the id of the first such replica in *@ahead), else
  * -ESTALE when a replica is behind (the client goes round until it
  * caught up), else -EAGAIN when one failed.
  */
 int ds_forward(struct ds *ds, const struct aifs_chunk_write_req *req,
-	       const struct aifs_span *data, u64 version)
+	       const struct aifs_span *data, u64 version, u32 *ahead)
 {
 	u32 nr = le16_to_cpu(req->nr_replicas), self = ds_self_id(ds), i;
 	struct ds_fwd fwd[AIFS_MAX_REPLICAS];
@@ -559,10 +687,14 @@ int ds_forward(struct ds *ds, const struct aifs_chunk_write_req *req,
 			pthread_join(fwd[i].thread, NULL);
 		else
 			ds_forward_one(&fwd[i]);
-		if (fwd[i].err == -ESTALE)
+		if (fwd[i].err == -EEXIST && err != -EEXIST) {
+			*ahead = fwd[i].target;
+			err = -EEXIST;
+		} else if (fwd[i].err == -ESTALE && err != -EEXIST) {
 			err = -ESTALE;
-		else if (fwd[i].err && !err)
+		} else if (fwd[i].err && !err) {
 			err = -EAGAIN;
+		}
 		atomic_fetch_add(&ds->forwards, 1);
 		atomic_fetch_add(&ds->forwards_refused, !!fwd[i].err);
 	}

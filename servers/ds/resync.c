@@ -51,6 +51,8 @@ struct ds_resync_job {
 	u32 fence;		/* of the inode on the peers: meta.fence */
 	u32 nr_peers;
 	u32 peers[DS_MAX_PEERS];
+	u64 settle;		/* not 0: the want of a stale copy no peer has,
+				 * which this pull ends (ds_resync_settle()) */
 	bool mark;		/* damaged: mark it stale first */
 	bool exact;		/* a sync: the group's copy, even if older */
 	bool held;		/* no source last time: tried again at @due */
@@ -296,6 +298,8 @@ static int ds_resync_takes(const struct ds_resync_job *job,
 			   const struct ds_meta *m,
 			   const struct ds_resync_end *end)
 {
+	if (m->flags & DS_META_STALE && job->settle && m->want == job->settle)
+		return end->version >= job->min_version ? 0 : -EAGAIN;
 	if (m->flags & DS_META_STALE)
 		return end->version >= m->want ? 0 : -EAGAIN;
 	return end->version >= m->version || job->exact ? 0 : -EAGAIN;
@@ -388,8 +392,8 @@ static bool ds_resync_fail_pause(struct ds *ds)
 /*
  * Piece @offset of the pull: its reply in @rep, checked against the
  * first piece's version and length (*@end, set by the first): -EAGAIN
- * when the peer's copy changed under us, -ESTALE when it is older than
- * the job needs (no source).
+ * when the peer's copy changed under us, -ERANGE when it is older than
+ * the job needs (no source; end->version says how old).
  */
 static int ds_resync_check(const struct ds_resync_job *job, u32 offset,
 			   const struct aifs_chunk_read_rep *rep,
@@ -398,7 +402,7 @@ static int ds_resync_check(const struct ds_resync_job *job, u32 offset,
 	if (!offset) {
 		end->version = le64_to_cpu(rep->version);
 		end->length = le32_to_cpu(rep->chunk_len);
-		return end->version < job->min_version ? -ESTALE : 0;
+		return end->version < job->min_version ? -ERANGE : 0;
 	}
 	return le64_to_cpu(rep->version) != end->version ||
 	       le32_to_cpu(rep->chunk_len) != end->length ? -EAGAIN : 0;
@@ -407,10 +411,11 @@ static int ds_resync_check(const struct ds_resync_job *job, u32 offset,
 /*
  * One pass over the peer's copy into a side copy, which then replaces
  * ours: -EAGAIN if the peer's copy changed under us, or ours may not be
- * replaced by it yet.
+ * replaced by it yet; -ERANGE with the peer's version in *@older when
+ * its copy is older than the job needs, -ENOENT when it has none.
  */
 static int ds_resync_pass(struct ds *ds, const struct ds_resync_job *job,
-			  u32 peer)
+			  u32 peer, u64 *older)
 {
 	struct ds_resync_end end = { .fence = job->fence };
 	struct aifs_chunk_read_rep rep;
@@ -440,6 +445,7 @@ static int ds_resync_pass(struct ds *ds, const struct ds_resync_job *job,
 	if (!err && !ds_resync_fail_pause(ds))
 		err = -ESHUTDOWN;
 	if (err) {
+		*older = end.version;
 		ds_side_drop(&side);
 		return err;
 	}
@@ -447,20 +453,83 @@ static int ds_resync_pass(struct ds *ds, const struct ds_resync_job *job,
 }
 
 static int ds_resync_from(struct ds *ds, const struct ds_resync_job *job,
-			  u32 peer)
+			  u32 peer, u64 *older)
 {
 	int attempt, err = -EAGAIN;
 
 	for (attempt = 0; attempt < DS_RESYNC_ATTEMPTS && err == -EAGAIN;
 	     attempt++)
-		err = ds_resync_pass(ds, job, peer);
+		err = ds_resync_pass(ds, job, peer, older);
 	return err;
+}
+
+/* What every peer of a pull that found no source answered. */
+struct ds_resync_none {
+	bool all;		/* each had a copy older than needed, or none */
+	u64 newest;		/* the newest of those copies */
+	u32 peer;		/* who has it; 0: no peer has a copy */
+};
+
+/*
+ * Ours, a stale copy of @job's chunk, wants version @want, which no peer
+ * has: every peer answered with an older copy, or none.  An acknowledged
+ * write is on every copy of the group (or its copy is counted out, and
+ * then it answers nothing), so @want, which came with a forward from a
+ * primary that crashed before it was durable there or from a hostile
+ * one, was never acknowledged: the newest copy of the group stands,
+ * ours or a peer's (pulled as for any job, but only while no newer
+ * forward came).  Else the copy would wait for a source that never
+ * comes, and its chunk's writes with it (a primary refuses them while a
+ * replica UP is behind).  A damaged copy (it wants its own version) is
+ * not settled: its bytes are not to be kept.  Whether it is whole now.
+ */
+static bool ds_resync_settle(struct ds *ds, const struct ds_resync_job *job,
+			     const struct ds_resync_none *none,
+			     const char *name)
+{
+	struct ds_resync_job settle = *job;
+	struct ds_lock lock;
+	struct ds_chunk c;
+	u64 older, ours;
+	bool kept = false;
+	int err;
+
+	ds_chunk_lock(ds, &job->id, true, &lock);
+	err = ds_chunk_open(ds, &job->id, 0, &c);
+	if (err) {
+		ds_chunk_unlock(ds, &lock);
+		return false;
+	}
+	settle.settle = c.meta.want;
+	ours = c.meta.version;
+	if (!(c.meta.flags & DS_META_STALE) || c.meta.want <= ours) {
+		settle.settle = 0;
+	} else if (none->newest <= ours) {
+		aifs_warn("%s: no copy of its group has version %llu, which a forward brought: never acknowledged; ours (%llu) is the newest and stands",
+			  name, (unsigned long long)c.meta.want,
+			  (unsigned long long)ours);
+		c.meta.flags &= ~DS_META_STALE;
+		c.meta.want = 0;
+		err = ds_meta_store(&c) ?: ds_chunk_sync(&c);
+		kept = !err;
+	}
+	ds_chunk_close(&c, 0);
+	ds_chunk_unlock(ds, &lock);
+	if (kept || !settle.settle || none->newest <= ours)
+		return kept;
+	aifs_warn("%s: no copy of its group has version %llu, which a forward brought: never acknowledged; the newest, ds %u's (%llu), is taken",
+		  name, (unsigned long long)settle.settle, none->peer,
+		  (unsigned long long)none->newest);
+	settle.min_version = none->newest;
+	return !ds_resync_from(ds, &settle, none->peer, &older);
 }
 
 /* Whether the chunk of @job is whole again. */
 static bool ds_resync_run(struct ds *ds, const struct ds_resync_job *job,
 			  const char *name)
 {
+	struct ds_resync_none none = { .all = true };
+	u64 older;
 	u32 i;
 	int err = 0;
 
@@ -477,7 +546,8 @@ static bool ds_resync_run(struct ds *ds, const struct ds_resync_job *job,
 	if (job->mark)
 		err = ds_resync_mark(ds, job);
 	for (i = 0; !err && i < job->nr_peers; i++) {
-		err = ds_resync_from(ds, job, job->peers[i]);
+		older = 0;
+		err = ds_resync_from(ds, job, job->peers[i], &older);
 		if (!err) {
 			aifs_info("%s: resynced from ds %u", name,
 				  job->peers[i]);
@@ -485,9 +555,14 @@ static bool ds_resync_run(struct ds *ds, const struct ds_resync_job *job,
 		}
 		aifs_dbg("%s: not resynced from ds %u: %s", name,
 			 job->peers[i], strerror(-err));
+		none.all &= err == -ERANGE || err == -ENOENT;
+		if (err == -ERANGE && older >= none.newest)
+			none = (struct ds_resync_none){
+				none.all, older, job->peers[i],
+			};
 		err = 0;
 	}
-	return false;
+	return i && none.all && ds_resync_settle(ds, job, &none, name);
 }
 
 /* Whether the copy of @job is (still) stale: it waits for a source. */

@@ -18,7 +18,9 @@
  *    stale: a crashed or hostile primary's) does not hold the next write:
  *    that write is not acknowledged, and the one that is, once the
  *    replica pulled the chunk from the primary, the replica serves
- *    (issue 29, defect 2).
+ *    (issue 29, defect 2).  Its pulls are slower than the client's
+ *    rounds, and no copy has the version it wants: it takes the group's
+ *    newest, and the primary numbers nothing meanwhile (G1).
  * 5. A rebuild's fence landing while the primary applies a write (held
  *    there by ds.write.pause): the write is refused (EREMCHG), but not
  *    left on the primary alone: the replica holds the version too, and
@@ -30,11 +32,21 @@
  *    second, then the write failed: issue 29's consistency review, G9);
  *    once the pull is over, the write goes.
  * 7. A forward of the version a replica holds with other bytes (two
- *    primaries numbered it alike) is not taken for a retry: the copy is
- *    marked stale and takes its group's (issue 29, defect 3).
+ *    primaries numbered it alike) is not taken for a retry (issue 29,
+ *    defect 3), and not taken at all: the replica's copy may have been
+ *    acknowledged, the forward's has not, and its sender takes the
+ *    replica's copy (EEXIST).
  * 8. A primary whose lease runs out while it forwards a write does not
  *    acknowledge it (defect 3: the lease was looked at before the
  *    forwards, not after).
+ * 9. A primary that lost its copy of a chunk (its files gone) and takes
+ *    a write of part of it creates the chunk again: the replica, which
+ *    holds it at that version with other bytes or at a later one, does
+ *    not take the forward for a retry (acknowledged with the primary
+ *    holding the new bytes alone, and zeros where the old ones were) nor
+ *    give its copy up for the primary's: the primary takes the
+ *    replica's, and the write acknowledged is on both over the old bytes
+ *    (issue 29, defect 6: a lost chunk).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -380,7 +392,29 @@ static void check_same(struct ds_proc **p, const char *what, u64 ino,
 	      !err && memcmp(buf, image, len) ? ", not those written" : "");
 }
 
-/* A replica UP but behind: no write is acknowledged without it. */
+/* @p restarted with the fail points of @spec (NULL: none), UP again. */
+static void restart_failing(struct ds_proc *p, const char *spec)
+{
+	struct cluster_state up = { p, AIFS_DS_UP };
+
+	ds_stop(p, SIGTERM);
+	if (spec)
+		ds_start_failing(p, spec);
+	else
+		ds_start(p);
+	CHECK(cluster_wait(cluster_in_state, &up, WAIT_MS),
+	      "ds %s is not UP again", p->srv.port);
+}
+
+/*
+ * A replica UP but behind: no write is acknowledged without it.  Its
+ * pulls are slow (each pauses a second once its bytes are in, twenty of
+ * the client's rounds): the primary numbers no version while it is
+ * behind (before 2026-12-04 each refused round did, and each pull ended
+ * behind again, for ever: G1).  The version it wants, which a hostile
+ * forward brought, no copy has: the pull takes the group's newest (it
+ * waited for ever).
+ */
 static void check_behind_replica(char *image, char *buf)
 {
 	struct ds_proc *p[2];
@@ -390,7 +424,8 @@ static void check_behind_replica(char *image, char *buf)
 
 	ino = file_of_one_chunk("behind", p, image, buf, &version);
 	replica = p[1]->id;
-	/* it needs version + 2, which no copy has: its pull waits */
+	restart_failing(p[1], "ds.resync.pause:value=1000:times=0");
+	/* it needs version + 2, which no copy has */
 	err = forward_raw(p[1], ino, version + 2, p[0]->id, NULL);
 	CHECK(err == -ESTALE, "a forward past a gap: %s, not ESTALE",
 	      strerror(-err));
@@ -399,11 +434,11 @@ static void check_behind_replica(char *image, char *buf)
 		       &acked);
 	CHECK(err, "a write acknowledged (version %llu) while the replica is behind, pulling",
 	      (unsigned long long)acked);
-	/* the primary's next versions give the replica's pull a source */
 	err = write_until_taken(p[0], ino, replica, image, 0);
 	CHECK(!err, "a write once the replica can catch up: %s",
 	      strerror(-err));
 	check_same(p, "acknowledged after a gap", ino, image, buf);
+	restart_failing(p[1], NULL);
 }
 
 /* A write through a primary, on a thread, for check_fenced_write(). */
@@ -534,26 +569,28 @@ static void check_stale_primary(char *image, char *buf)
 /*
  * A forward of the version a replica holds: the same bytes are a retry,
  * acknowledged; other bytes (a second primary numbered the version too)
- * make the copy stale, and it takes its group's again.
+ * are refused (EEXIST), the replica's copy kept and served as it was.
  */
 static void check_other_bytes(char *image, char *buf)
 {
 	struct ds_proc *p[2];
-	u64 ino, version;
+	u64 ino, version, got = 0;
+	u32 len = 0;
 	int err;
 
 	ino = file_of_one_chunk("other-bytes", p, image, buf, &version);
 	err = forward_raw(p[1], ino, version, p[0]->id, image);
 	CHECK(!err, "a retry of the version held: %s", strerror(-err));
 	err = forward_raw(p[1], ino, version, p[0]->id, NULL);
-	CHECK(err == -ESTALE,
-	      "other bytes at the version held: %s, not ESTALE",
+	CHECK(err == -EEXIST,
+	      "other bytes at the version held: %s, not EEXIST",
 	      strerror(-err));
-	CHECK(cluster_wait(serves_whole,
-			   &(struct whole){ p[1], ino, image, buf }, WAIT_MS),
-	      "the replica does not serve its group's copy again");
-	check_same(p, "after other bytes at the version held", ino, image,
-		   buf);
+	err = ds_read(p[1], ino, 0, 0, DS_TEST_CHUNK, 0, buf, &len, &got);
+	CHECK(!err && got == version && len == DS_TEST_CHUNK &&
+	      !memcmp(buf, image, len),
+	      "the replica after forwards it refused: %s, version %llu of %llu",
+	      strerror(-err), (unsigned long long)got,
+	      (unsigned long long)version);
 }
 
 /* Has @arg's server held a request (request.delay)?  A cluster_wait() cond. */
@@ -610,6 +647,46 @@ static void check_lease_lost(char *image, char *buf)
 	      "the primary is not UP again");
 }
 
+/*
+ * @p[0] loses its copy of chunk 0 of @ino (@image on both), then
+ * GAP_BYTES of new bytes are written at its start through it, as the
+ * kernel's client would (again while EAGAIN or ESTALE): once
+ * acknowledged, both copies hold them over the rest of @image.
+ */
+static void check_write_after_loss(struct ds_proc **p, const char *what,
+				   u64 ino, char *image, char *buf)
+{
+	u64 until = aifs_now_ms() + WAIT_MS, version = 0;
+	char data[512], meta[520];
+	u32 replica = p[1]->id;
+	int err;
+
+	CHECK(!ds_chunk_file(p[0], ino, 0, data, sizeof(data)),
+	      "no chunk file");
+	snprintf(meta, sizeof(meta), "%s.meta", data);
+	CHECK(!unlink(data) && !unlink(meta), "%s: unlink %s: %m", what, data);
+	ds_fill(image, GAP_BYTES, ino + 4343);
+	while (((err = ds_write(p[0], ino, 0, 0, image, GAP_BYTES, &replica, 1,
+				&version)) == -EAGAIN || err == -ESTALE) &&
+	       aifs_now_ms() < until)
+		test_sleep_ms(50);
+	CHECK(!err, "%s: write: %s", what, strerror(-err));
+	check_same(p, what, ino, image, buf);
+}
+
+/* A primary that lost a chunk takes its replica's copy, never the reverse. */
+static void check_lost_primary(char *image, char *buf)
+{
+	struct ds_proc *p[2];
+	u64 ino, version;
+
+	ino = file_of_one_chunk("lost-primary", p, image, buf, &version);
+	check_write_after_loss(p, "lost at the replica's version", ino, image,
+			       buf);
+	check_write_after_loss(p, "lost behind the replica's version", ino,
+			       image, buf);
+}
+
 int main(void)
 {
 	static char image[DS_TEST_CHUNK], buf[DS_TEST_CHUNK];
@@ -624,5 +701,6 @@ int main(void)
 	check_stale_primary(image, buf);
 	check_other_bytes(image, buf);
 	check_lease_lost(image, buf);
+	check_lost_primary(image, buf);
 	return test_result();
 }
