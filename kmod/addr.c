@@ -18,11 +18,12 @@
  * of the page cache (aifs_conn_call_data()), as fs/afs does. The folios
  * are locked and not uptodate, so nobody else looks at them meanwhile.
  *
- * A sub-request whose server fails (no connection, a timeout, an error
- * other than ENOENT, a reply that does not add up) goes to the next
- * replica of the chunk's group at once, which writes the same folios
- * again; ENOENT (the chunk was never written) and bytes past the chunk's
- * stored length are holes and read as zeros, as is everything past
+ * A sub-request whose server fails (no connection, a timeout, an error,
+ * a reply that does not add up) goes to the next replica of the chunk's
+ * group at once, which writes the same folios again.  So does one whose
+ * server has no such chunk (ENOENT): that copy may have lost it.  A chunk
+ * no replica that answered holds was never written, and bytes past a
+ * chunk's stored length: holes, read as zeros, as is everything past
  * i_size. When no replica answers, the request fails: its folios are
  * unlocked not uptodate, and the reader gets -EIO.
  *
@@ -282,7 +283,8 @@ static int aifs_chunk_read_req(struct aifs_read_sub *sub, u32 index, u16 frag,
  * One read of @sub, at @off of chunk @index (EC: fragment @frag of stripe
  * @index, decoded by the server with @ec), to @conn: its data lands in
  * the folios (moved there by the server over RDMA when the connection can
- * lend it the folios), and its holes are zeroed.
+ * lend it the folios), and its holes are zeroed.  -ENODATA: the server
+ * holds no such chunk (aifs_read_hole()).
  */
 static int aifs_chunk_read(struct aifs_read_sub *sub, struct aifs_conn *conn,
 			   u32 index, u16 frag, u32 off,
@@ -318,7 +320,7 @@ static int aifs_chunk_read(struct aifs_read_sub *sub, struct aifs_conn *conn,
 			wire_len, ret, start);
 	aifs_stat_add(rreq->fsi, AIFS_C_CHUNK_READ_BYTES, sub->len);
 	if (ret == -ENOENT)
-		goto zero;	/* never written: a hole */
+		return -ENODATA;	/* the server has no such chunk */
 	if (ret < 0)
 		return ret;
 	/* the data part is in the folios already: decode the rest */
@@ -335,8 +337,14 @@ static int aifs_chunk_read(struct aifs_read_sub *sub, struct aifs_conn *conn,
 	}
 	if (reg)
 		aifs_stat_add(rreq->fsi, AIFS_C_RDMA_READ_BYTES, got);
-zero:
 	aifs_read_zero(rreq, sub->start + got, sub->len - got);
+	return 0;
+}
+
+/* @sub lies in a chunk or fragment never written: a hole, zeros. */
+static int aifs_read_hole(struct aifs_read_sub *sub)
+{
+	aifs_read_zero(sub->rreq, sub->start, sub->len);
 	return 0;
 }
 
@@ -436,7 +444,7 @@ static int aifs_read_from(struct aifs_read_sub *sub,
 	conn = aifs_data_conn(rreq->fsi, le32_to_cpu(id));
 	err = IS_ERR(conn) ? PTR_ERR(conn) :
 	      aifs_chunk_read(sub, conn, index, frag, off, ec);
-	if (!err || err == -ESHUTDOWN)
+	if (!err || err == -ESHUTDOWN || err == -ENODATA)
 		return err;
 	rounds->closed |= !IS_ERR(conn) && aifs_conn_broke(conn, err);
 	rounds->stale |= err == -ESTALE;
@@ -466,9 +474,10 @@ void aifs_ec_group_fill(struct aifs_ec_group *g, const struct aifs_layout *l,
 }
 
 /*
- * A data fragment of an EC stripe: from its own server; failing that,
- * decoded by the first member of the stripe that can (EC_READ), which is
- * where the stripe's writes go too.
+ * A data fragment of an EC stripe: from its own server; failing that, or
+ * when that server has no such fragment (it may have lost it), decoded
+ * by the first member of the stripe that can (EC_READ), which is where
+ * the stripe's writes go too.  A hole when the stripe has no fragment.
  */
 static int aifs_read_sub_ec(struct aifs_read_sub *sub,
 			    struct aifs_io_rounds *rounds, u32 index, u32 off)
@@ -477,18 +486,23 @@ static int aifs_read_sub_ec(struct aifs_read_sub *sub,
 	u32 stripe = index / l->ec_k, frag = index % l->ec_k, width, r;
 	const __le32 *group = aifs_layout_group(l, stripe, &width);
 	struct aifs_ec_group g;
+	bool missing;
 	int err;
 
 	err = aifs_read_from(sub, rounds, group[frag], stripe,
 			     AIFS_EC_FRAGMENT(frag), off, NULL);
 	if (!err || err == -ESHUTDOWN || err == -EREMCHG)
 		return err;
+	/* no such fragment there, lost or a hole: no failover to count */
+	missing = err == -ENODATA;
 	aifs_ec_group_fill(&g, l, group, 0);
 	for (r = 0; r < width; r++) {
 		err = aifs_read_from(sub, rounds, group[r], stripe,
 				     AIFS_EC_FRAGMENT(frag), off, &g);
-		if (!err)
+		if (!err && !missing)
 			aifs_stat_add(sub->rreq->fsi, AIFS_C_FAILOVERS, 1);
+		if (err == -ENODATA)
+			return aifs_read_hole(sub);
 		if (!err || err == -ESHUTDOWN)
 			return err;
 	}
@@ -499,7 +513,9 @@ static int aifs_read_sub_ec(struct aifs_read_sub *sub,
 
 /*
  * The sub-request from each replica of its chunk's group in turn; a mount
- * going away stops the search. @rounds: what the servers said.
+ * going away stops the search. @rounds: what the servers said.  A copy
+ * without the chunk is no hole yet: the copy may have lost it, and the
+ * next is asked.  It is one when no copy that answered holds it.
  */
 static int aifs_read_sub_round(struct aifs_read_sub *sub,
 			       struct aifs_io_rounds *rounds)
@@ -511,6 +527,7 @@ static int aifs_read_sub_round(struct aifs_read_sub *sub,
 	u32 index = div_u64(pos, chunk), off = pos & (chunk - 1);
 	u32 width, r;
 	const __le32 *group;
+	bool hole = false;
 	int err = -EIO;
 
 	if (l->type == AIFS_LAYOUT_EC)
@@ -523,7 +540,10 @@ static int aifs_read_sub_round(struct aifs_read_sub *sub,
 			aifs_stat_add(rreq->fsi, AIFS_C_FAILOVERS, 1);
 		if (!err || err == -ESHUTDOWN || err == -EREMCHG)
 			return err;
+		hole |= err == -ENODATA;
 	}
+	if (hole)
+		return aifs_read_hole(sub);
 	pr_warn_ratelimited("no data server answered for chunk %lu:%u (%d)\n",
 			    rreq->inode->i_ino, index, err);
 	return -EIO;

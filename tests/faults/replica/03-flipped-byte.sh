@@ -17,16 +17,6 @@ chunk=$(aifs --json getlayout /mnt/a/f | jq -e .chunk_size) ||
 	fail "chunk size of /f"
 gen 13 16 >/tmp/f.written
 
-# chunk_file I CHUNK: the data file of chunk CHUNK of /f on data server I
-chunk_file()
-{
-	local file
-	file=$(find "${DS_DIRS[$1]}/data/chunks" -type f \
-		-name "*.$(printf %08x "$2").00")
-	[ -n "$file" ] || fail "no chunk $2 on data server $1"
-	echo "$file"
-}
-
 # chunk_right I CHUNK: that file holds the bytes written there
 chunk_right()
 {
