@@ -640,10 +640,13 @@ static int ds_forward_same(struct ds_chunk *c,
  * whose copy is not ours: it lost its copy and created the chunk again,
  * came back without writes we have, or went on past its lease and
  * numbered a version another primary numbered too.  Its write is not
- * acknowledged yet, ours may have been: it yields (-EEXIST: it takes
- * this copy, ds_primary_behind()), never this copy.  A gap means writes
- * were missed here: the copy is marked stale, answers ESTALE and pulls
- * the chunk from its group.
+ * acknowledged yet, ours may have been if this server serves: it yields
+ * (-EEXIST: it takes this copy, ds_primary_behind()).  A server that
+ * serves nothing now (SYNCING, or past its lease) was left out of the
+ * writes acknowledged meanwhile, and its copy may hold a write of its
+ * own that never was (applied as a primary whose lease then ran out):
+ * it yields.  A gap, too, means writes were missed here: the copy is
+ * marked stale, answers ESTALE and pulls the chunk from its group.
  */
 static int ds_forward_apply(struct aifs_request *req,
 			    const struct aifs_chunk_write_req *r,
@@ -664,7 +667,8 @@ static int ds_forward_apply(struct aifs_request *req,
 		same = ds_forward_same(c, r, data);
 	if (same < 0)
 		return same;
-	if (!stale && held >= version && !same)
+	if (!stale && held >= version && !same &&
+	    ds_serves_inode(req->data, le64_to_cpu(r->id.ino)))
 		return -EEXIST;
 	if (same)
 		return ds_reply_chunk(req, c, ds_write_len(r, data));

@@ -35,7 +35,9 @@
  *    primaries numbered it alike) is not taken for a retry (issue 29,
  *    defect 3), and not taken at all: the replica's copy may have been
  *    acknowledged, the forward's has not, and its sender takes the
- *    replica's copy (EEXIST).
+ *    replica's copy (EEXIST).  Unless the replica serves nothing: then
+ *    it yields (the nemesis found it: a replica back from a fault refused
+ *    the new primary's write as the newer copy).
  * 8. A primary whose lease runs out while it forwards a write does not
  *    acknowledge it (defect 3: the lease was looked at before the
  *    forwards, not after).
@@ -408,12 +410,12 @@ static void restart_failing(struct ds_proc *p, const char *spec)
 
 /*
  * A replica UP but behind: no write is acknowledged without it.  Its
- * pulls are slow (each pauses a second once its bytes are in, twenty of
- * the client's rounds): the primary numbers no version while it is
+ * pulls are slow (each pauses two seconds once its bytes are in, forty
+ * of the client's rounds): the primary numbers no version while it is
  * behind (before 2026-12-04 each refused round did, and each pull ended
  * behind again, for ever: G1).  The version it wants, which a hostile
- * forward brought, no copy has: the pull takes the group's newest (it
- * waited for ever).
+ * forward brought, no copy has: the pull takes the group's newest, the
+ * primary's (it waited for ever).
  */
 static void check_behind_replica(char *image, char *buf)
 {
@@ -424,9 +426,13 @@ static void check_behind_replica(char *image, char *buf)
 
 	ino = file_of_one_chunk("behind", p, image, buf, &version);
 	replica = p[1]->id;
-	restart_failing(p[1], "ds.resync.pause:value=1000:times=0");
-	/* it needs version + 2, which no copy has */
-	err = forward_raw(p[1], ino, version + 2, p[0]->id, NULL);
+	restart_failing(p[1], "ds.resync.pause:value=2000:times=0");
+	/* the primary a version ahead: a write that names no replica */
+	ds_fill(image, DS_TEST_CHUNK, 4141);
+	CHECK(!ds_write(p[0], ino, 0, 0, image, DS_TEST_CHUNK, NULL, 0, NULL),
+	      "a write to the primary alone");
+	/* the replica needs version + 3, which no copy has */
+	err = forward_raw(p[1], ino, version + 3, p[0]->id, NULL);
 	CHECK(err == -ESTALE, "a forward past a gap: %s, not ESTALE",
 	      strerror(-err));
 	ds_fill(image, DS_TEST_CHUNK, 4242);
@@ -570,6 +576,9 @@ static void check_stale_primary(char *image, char *buf)
  * A forward of the version a replica holds: the same bytes are a retry,
  * acknowledged; other bytes (a second primary numbered the version too)
  * are refused (EEXIST), the replica's copy kept and served as it was.
+ * A replica that serves nothing (the MDS stopped: its lease ran out) was
+ * left out of what was acknowledged meanwhile: it yields (ESTALE, its
+ * copy stale), and serves its group's copy once back.
  */
 static void check_other_bytes(char *image, char *buf)
 {
@@ -591,6 +600,18 @@ static void check_other_bytes(char *image, char *buf)
 	      "the replica after forwards it refused: %s, version %llu of %llu",
 	      strerror(-err), (unsigned long long)got,
 	      (unsigned long long)version);
+
+	kill(cluster_mds.srv.pid, SIGSTOP);
+	CHECK(cluster_wait(copy_stale, &(struct whole){ p[1], ino, image, buf },
+			   WAIT_MS), "the replica serves with the MDS stopped");
+	err = forward_raw(p[1], ino, version, p[0]->id, NULL);
+	kill(cluster_mds.srv.pid, SIGCONT);
+	CHECK(err == -ESTALE,
+	      "other bytes at the version held, the replica serving nothing: %s, not ESTALE",
+	      strerror(-err));
+	CHECK(cluster_wait(serves_whole,
+			   &(struct whole){ p[1], ino, image, buf }, WAIT_MS),
+	      "the replica does not serve its group's copy again");
 }
 
 /* Has @arg's server held a request (request.delay)?  A cluster_wait() cond. */
