@@ -8,8 +8,8 @@
 #   make test-servers-asan   the servers layer on AddressSanitizer builds
 #   make test-long    aifs-fsx, 200,000 ops per mode, on the host and on aifs
 #                     in the VM (Documentation/testing-tools.md); the
-#                     replica kill test on 1 GiB files; the nemesis with
-#                     24 random seeds (about 30 minutes)
+#                     replica kill test on 1 GiB files; the nemesis tests
+#                     with 12 random seeds each (about an hour)
 #   make bench        the benchmark suite: aifs, NFS and tmpfs side by side in one guest
 #                     boot (Documentation/performance.md);
 #                     QUICK=1 a short run, ONLY="read-bench ec-bench" others, ONLY=all
@@ -123,7 +123,7 @@ test-long: all test-kmods
 	@AIFS_FSX_OPS=200000 scripts/vm/run -n long -t 14400 tests/vm/write/05-fsx*.sh
 	@AIFS_FAULT_MIB=1024 VM_MEM=5G scripts/vm/run -n long-faults -t 3600 \
 		tests/faults/replica/01-killed.sh
-	@AIFS_NEMESIS_SEEDS="$$(shuf -i 1000-999999 -n 24)" VM_MEM=5G \
+	@AIFS_NEMESIS_SEEDS="$$(shuf -i 1000-999999 -n 12)" VM_MEM=5G \
 		scripts/vm/run -n long-nemesis -t 3000 tests/faults/nemesis/*.sh
 
 bench: deps-demo all
