@@ -68,6 +68,7 @@ struct ds_peers {
 	u32 cap;
 	struct ds_behind behind[DS_BEHIND_MAX];
 	u32 behind_next;	/* the entry the next note takes */
+	atomic_uint behind_used;	/* entries in use: 0, no write looks */
 };
 
 static struct ds_peer *ds_peer_find(struct ds_peers *p, u32 id)
@@ -495,6 +496,8 @@ static void ds_behind_note(struct ds *ds, const struct aifs_chunk_id *id,
 
 	pthread_mutex_lock(&p->lock);
 	if (!ds_behind_find(p, id, replica)) {
+		if (!p->behind[p->behind_next].replica)
+			atomic_fetch_add(&p->behind_used, 1);
 		p->behind[p->behind_next] = (struct ds_behind){ *id, replica };
 		p->behind_next = (p->behind_next + 1) % DS_BEHIND_MAX;
 	}
@@ -510,8 +513,10 @@ static bool ds_behind_take(struct ds *ds, const struct aifs_chunk_id *id,
 
 	pthread_mutex_lock(&p->lock);
 	b = ds_behind_find(p, id, replica);
-	if (b)
+	if (b) {
 		b->replica = 0;
+		atomic_fetch_sub(&p->behind_used, 1);
+	}
 	pthread_mutex_unlock(&p->lock);
 	return b;
 }
@@ -519,9 +524,9 @@ static bool ds_behind_take(struct ds *ds, const struct aifs_chunk_id *id,
 /*
  * Whether replica @id serves chunk @cid at @version or later now: a read
  * of its first byte at that version, which a copy behind answers ESTALE
- * (and pulls the chunk, if it does not already).  -ESTALE, else 0: it does, it
- * has no such chunk, it cannot be reached, or it serves nothing now
- * (which the forward deals with, as for any write).
+ * (and pulls the chunk, if it does not already).  -ESTALE, else 0: it
+ * does, it has no such chunk, it cannot be reached, or it serves nothing
+ * now (which the forward deals with, as for any write).
  */
 static int ds_replica_probe(struct ds *ds, u32 id,
 			    const struct aifs_chunk_id *cid, u64 version)
@@ -560,6 +565,9 @@ int ds_replicas_caught_up(struct ds *ds, const struct aifs_chunk_write_req *req,
 {
 	u32 i, id;
 
+	/* the common case, a write whose replicas all kept up: no lock */
+	if (!atomic_load(&ds->peers->behind_used))
+		return 0;
 	for (i = 0; i < le16_to_cpu(req->nr_replicas); i++) {
 		id = le32_to_cpu(req->replicas[i]);
 		if (!ds_behind_take(ds, &req->id, id) ||
@@ -617,7 +625,7 @@ static void ds_forward_one(struct ds_fwd *f)
 		return;
 	}
 	if (err == EEXIST) {
-		aifs_warn("replica %u holds chunk %llu:%u newer than we do: our copy takes its",
+		aifs_warn("replica %u holds chunk %llx.%x newer than we do: our copy takes its",
 			  f->target,
 			  (unsigned long long)le64_to_cpu(f->req.id.ino),
 			  le32_to_cpu(f->req.id.index));

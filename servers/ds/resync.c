@@ -471,12 +471,12 @@ struct ds_resync_none {
 };
 
 /*
- * Ours, a stale copy of @job's chunk, wants version @want, which no peer
- * has: every peer answered with an older copy, or none.  An acknowledged
- * write is on every copy of the group (or its copy is counted out, and
- * then it answers nothing), so @want, which came with a forward from a
- * primary that crashed before it was durable there or from a hostile
- * one, was never acknowledged: the newest copy of the group stands,
+ * Ours, a stale copy of @job's chunk, wants a version (meta.want) no
+ * peer has: every peer answered with an older copy, or none.  An
+ * acknowledged write is on every copy of the group (or its copy is
+ * counted out, and then it answers nothing), so that version, which a
+ * forward brought from a primary that crashed before it was durable
+ * there or from a hostile one, was never acknowledged: the newest copy of the group stands,
  * ours or a peer's (pulled as for any job, but only while no newer
  * forward came).  Else the copy would wait for a source that never
  * comes, and its chunk's writes with it (a primary refuses them while a
