@@ -75,7 +75,7 @@ $(BIN)/aifs-ds: $(DS_SRCS:%.c=$(BUILD)/obj/%.o) $(SERVER_LINK)
 MDS_SRCS := $(addprefix servers/mds/,main.c db.c reply.c perm.c inode.c \
 	dir.c namei.c rename.c xattr.c open.c layout.c clustermap.c writer.c \
 	replycache.c check.c repair.c fsck.c bg.c chunkq.c recovery.c acl.c \
-	archive.c metrics.c)
+	archive.c metrics.c space.c)
 USER_PROGS += $(BIN)/aifs-mds
 
 $(MDS_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBSERVER_CFLAGS)

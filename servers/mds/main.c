@@ -19,6 +19,8 @@ static const struct aifs_setting mds_settings[] = {
 			    "/var/lib/aifs/mds"),
 	AIFS_SETTING_INT("map_size_mib", struct mds_config, map_size_mib,
 			 "65536", 16, 1 << 30),
+	AIFS_SETTING_INT("db_reserve_mib", struct mds_config, db_reserve_mib,
+			 "64", 1, 1 << 20),
 	AIFS_SETTING_INT("heartbeat_ms", struct mds_config, heartbeat_ms,
 			 "1000", 10, 600000),
 	AIFS_SETTING_INT("heartbeat_grace_ms", struct mds_config,
@@ -155,6 +157,7 @@ static int mds_serve(struct mds *mds)
 {
 	int err;
 
+	mds_space_check(mds);
 	err = mds_orphans_reap(mds);
 	if (!err)
 		err = mds_map_load(mds);

@@ -16,6 +16,7 @@
 
 #include <lmdb.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "aifs/libaifs.h"
@@ -28,6 +29,7 @@ struct mds_config {
 	struct aifs_server_config server;
 	char db_path[PATH_MAX];
 	int map_size_mib;
+	int db_reserve_mib;
 	int heartbeat_ms;
 	int heartbeat_grace_ms;
 	int rebuild_delay_s;
@@ -86,6 +88,7 @@ struct mds {
 	struct mds_replies *replies;	/* replies of ops that wrote nothing */
 	struct mds_drainer *drainer;
 	bool chunkq_queued;		/* the batch queued chunk jobs */
+	atomic_bool db_full;		/* no room ahead: creates refused */
 	struct mds_recovery *recovery;
 	struct mds_fsck *fsck;
 	struct mds_archiver *archiver;
@@ -445,6 +448,11 @@ int mds_handle_map_get(struct aifs_request *req);
 int mds_handle_ds_register(struct aifs_request *req);
 int mds_handle_ds_heartbeat(struct aifs_request *req);
 int mds_handle_statfs(struct aifs_request *req);
+
+/* ---- space.c: room on the database's disk ---- */
+
+void mds_space_check(struct mds *mds);
+int mds_space_refuses(struct mds *mds, const struct aifs_request *req);
 
 /* ---- writer.c: one writer, group commit ---- */
 

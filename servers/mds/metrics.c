@@ -61,6 +61,9 @@ static void mds_metrics_lmdb(struct mds *mds, FILE *out)
 		aifs_metric_one(out, "aifs_mds_lmdb_file_bytes", "gauge",
 				"Size of the LMDB data file (data.mdb).",
 				sb.st_size);
+	aifs_metric_one(out, "aifs_mds_db_full", "gauge",
+			"1 while creates get ENOSPC: no db_reserve_mib ahead.",
+			atomic_load(&mds->db_full));
 }
 
 static void mds_metrics_map(struct mds *mds, FILE *out)

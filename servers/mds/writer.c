@@ -26,7 +26,9 @@
  *
  * A failed commit is fatal: the MDS exits and restarts from the last
  * commit (PostgreSQL's answer to fsync failing); its waiters never get a
- * reply and retry against the restarted server.
+ * reply and retry against the restarted server.  A full disk fails none:
+ * the database is kept allocated ahead, and a full one refuses what
+ * would add to it before it is applied (space.c).
  */
 #include <stdlib.h>
 #include <time.h>
@@ -132,7 +134,9 @@ static void writer_apply(struct mds_txn *batch, struct mds_op *op)
 		if (op->ret != -ENOENT)
 			goto out;
 	}
-	op->ret = op->apply(&t, op);
+	op->ret = mds_space_refuses(batch->mds, op->req);
+	if (!op->ret)
+		op->ret = op->apply(&t, op);
 	op->cut_job = t.cut_job;
 	if (!op->ret && op->req)
 		op->ret = mds_reply_store(&t, op->req);
@@ -193,6 +197,7 @@ static void writer_commit(struct mds *mds, struct aifs_list *batch)
 		mdb_txn_abort(t.txn);
 	if (!err) {
 		aifs_fail_crash(AIFS_FAIL_MDS_COMMIT_CRASH, 0);
+		mds_space_check(mds);
 		/* the map the batch changed is durable: readers may see it */
 		mds_map_publish(mds);
 		writer_tell_epoch(mds->writer, mds->super.map_epoch);

@@ -283,10 +283,13 @@ start_server()
 
 # start_mds PORT [SETTING=VALUE...]: run aifs-mds on $AIFS_ADDR:PORT on a
 # new database under /tmp, formatted first.  Sets SERVER_PID and MDS_DIR.
+# The database keeps AIFS_MDS_RESERVE_MIB (4) allocated ahead, not the 64
+# MiB of a real server: the guest's /tmp is its memory.
 start_mds()
 {
 	command -v aifs-mds >/dev/null || fail "aifs-mds not built (make user)"
 	MDS_DIR=$(server_dir "$1" db_path="" map_size_mib=64 \
+		db_reserve_mib="${AIFS_MDS_RESERVE_MIB:-4}" \
 		default_replicas=1 "${@:2}")
 	sed -i "s|^db_path = .*|db_path = $MDS_DIR/db|" "$MDS_DIR/server.conf"
 	aifs-mds -c "$MDS_DIR/server.conf" --format >"$MDS_DIR/format.log" 2>&1 ||
