@@ -389,7 +389,8 @@ static bool aifs_io_next_round(struct aifs_fs_info *fsi,
 	rounds->stale = false;
 	rounds->down = false;
 	rounds->moved = false;
-	if (READ_ONCE(fsi->data.closing))
+	if (READ_ONCE(fsi->data.closing) ||
+	    atomic_read(&fsi->aborts) != rounds->aborts)
 		return false;
 	if (rounds->relaid) {
 		/* a new layout: new servers, and a new time to try them */
@@ -578,7 +579,10 @@ static void aifs_read_sub_relayout(struct aifs_read_sub *sub,
 /* Rounds of the group while aifs_io_again() says so. */
 static int aifs_read_sub_issue(struct aifs_read_sub *sub)
 {
-	struct aifs_io_rounds rounds = { .start = jiffies };
+	struct aifs_io_rounds rounds = {
+		.start = jiffies,
+		.aborts = atomic_read(&sub->rreq->fsi->aborts),
+	};
 	int err;
 
 	do {

@@ -109,6 +109,20 @@ void aifs_data_set_inflight(struct aifs_fs_info *fsi)
 				 min_t(u32, max, WQ_UNBOUND_MAX_ACTIVE));
 }
 
+/* Fail the calls on every data server connection with @err. */
+static void aifs_data_fail_all(struct aifs_data *d, int err)
+{
+	struct aifs_ds *ds;
+	unsigned long id;
+
+	xa_for_each(&d->servers, id, ds) {
+		mutex_lock(&ds->lock);
+		if (ds->conn)
+			aifs_conn_fail(ds->conn, err);
+		mutex_unlock(&ds->lock);
+	}
+}
+
 /**
  * aifs_data_shutdown - end the reads of a mount that goes away
  * @fsi: the mount; no reading task runs any more, but sub-requests may
@@ -119,8 +133,6 @@ void aifs_data_set_inflight(struct aifs_fs_info *fsi)
 void aifs_data_shutdown(struct aifs_fs_info *fsi)
 {
 	struct aifs_data *d = &fsi->data;
-	struct aifs_ds *ds;
-	unsigned long id;
 
 	if (!d->net)
 		return;
@@ -133,13 +145,20 @@ void aifs_data_shutdown(struct aifs_fs_info *fsi)
 	WRITE_ONCE(d->closing, true);
 	aifs_session_shutdown(fsi);
 	cancel_work_sync(&d->refresh);
-	xa_for_each(&d->servers, id, ds) {
-		mutex_lock(&ds->lock);
-		if (ds->conn)
-			aifs_conn_fail(ds->conn, -ESHUTDOWN);
-		mutex_unlock(&ds->lock);
-	}
+	aifs_data_fail_all(d, -ESHUTDOWN);
 	flush_workqueue(d->wq);
+}
+
+/**
+ * aifs_data_abort - fail the calls in flight to data servers (umount -f)
+ * @fsi: the mount
+ *
+ * Their connections are failed with -EIO; the next call dials again.
+ */
+void aifs_data_abort(struct aifs_fs_info *fsi)
+{
+	if (fsi->data.net)
+		aifs_data_fail_all(&fsi->data, -EIO);
 }
 
 /**

@@ -301,6 +301,7 @@ struct aifs_session {
 
 int aifs_session_open(struct aifs_fs_info *fsi, struct fs_context *fc);
 void aifs_session_shutdown(struct aifs_fs_info *fsi);
+void aifs_session_abort(struct aifs_fs_info *fsi);
 void aifs_session_close(struct aifs_fs_info *fsi);
 int aifs_session_call(struct aifs_fs_info *fsi, u16 op, const void *payload,
 		      u32 len, void *reply, u32 reply_size, bool once);
@@ -390,6 +391,7 @@ struct aifs_data {
 int aifs_data_init(struct aifs_fs_info *fsi, struct net *net);
 void aifs_data_set_inflight(struct aifs_fs_info *fsi);
 void aifs_data_shutdown(struct aifs_fs_info *fsi);
+void aifs_data_abort(struct aifs_fs_info *fsi);
 void aifs_data_close(struct aifs_fs_info *fsi);
 int aifs_data_refresh_map(struct aifs_fs_info *fsi);
 void aifs_data_map_seen(struct aifs_fs_info *fsi, u64 epoch);
@@ -445,6 +447,7 @@ void aifs_ec_group_fill(struct aifs_ec_group *g, const struct aifs_layout *l,
  */
 struct aifs_io_rounds {
 	unsigned long start;
+	int aborts;		/* fsi->aborts when the I/O began */
 	bool closed;
 	bool stale;
 	bool down;
@@ -698,6 +701,9 @@ struct aifs_fs_info {
 	struct completion kobj_unregister;
 	struct aifs_stats __percpu *stats;
 	u64 born_ns;
+	/* umount -f: one more each time, and a call waiting sees it */
+	atomic_t aborts;
+	wait_queue_head_t abort_wait;
 };
 
 static inline struct aifs_fs_info *AIFS_SB(struct super_block *sb)

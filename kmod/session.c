@@ -20,8 +20,9 @@
  * early waits for the end of its timeo before the next, killably, so that
  * a dead cluster costs one dial per timeo, not a busy loop; only the first
  * try after a connection that worked until now dials at once. A hard mount
- * tries until the call succeeds or the task is killed; a soft mount gives
- * up after retrans + 1 tries with -EIO, as NFS does. A task that cannot be
+ * tries until the call succeeds, the task is killed or umount -f ends it
+ * (-EIO, aifs_session_abort()); a soft mount gives up after retrans + 1
+ * tries with -EIO, as NFS does. A task that cannot be
  * killed (a worker, the keepalive) and a mount still being made try once.
  *
  * The MDS keeps the handles of open files across a reconnection (they
@@ -336,6 +337,12 @@ static int aifs_session_give_up(struct aifs_fs_info *fsi)
 	return -EIO;
 }
 
+/* Whether umount -f came since the call that saw @aborts began. */
+static bool aifs_session_aborted(struct aifs_fs_info *fsi, int aborts)
+{
+	return atomic_read(&fsi->aborts) != aborts;
+}
+
 /* A request sent once on the connection there is, if any: no dial. */
 static int aifs_session_call_once(struct aifs_fs_info *fsi, u16 op,
 				  const void *payload, u32 len, void *reply,
@@ -375,6 +382,7 @@ int aifs_session_call(struct aifs_fs_info *fsi, u16 op, const void *payload,
 	struct aifs_session *s = &fsi->session;
 	unsigned int try, tries = aifs_session_tries(fsi);
 	unsigned long timeout, deadline;
+	int aborts = atomic_read(&fsi->aborts);
 	struct aifs_conn *conn;
 	u32 id = aifs_conn_new_id();
 	bool dialed, lost, spared = false;
@@ -403,12 +411,18 @@ int aifs_session_call(struct aifs_fs_info *fsi, u16 op, const void *payload,
 		}
 		if (tries == 1)
 			return ret;
+		if (aifs_session_aborted(fsi, aborts))
+			return -EIO;
 		aifs_session_not_responding(s);
 		if (IS_ERR(conn) || dialed) {
 			if (time_before(jiffies, deadline))
-				schedule_timeout_killable(deadline - jiffies);
+				wait_event_killable_timeout(fsi->abort_wait,
+							    aifs_session_aborted(fsi, aborts),
+							    deadline - jiffies);
 			if (fatal_signal_pending(current))
 				return -EINTR;
+			if (aifs_session_aborted(fsi, aborts))
+				return -EIO;
 		} else if (!spared && time_before(jiffies, deadline)) {
 			/*
 			 * A connection that worked until now, lost before our
@@ -488,6 +502,26 @@ void aifs_session_shutdown(struct aifs_fs_info *fsi)
 	conn = aifs_conn_get(s->conn);
 	spin_unlock(&s->lock);
 	aifs_conn_fail(conn, -ESHUTDOWN);
+	aifs_conn_put(conn);
+}
+
+/**
+ * aifs_session_abort - fail the call in flight to the MDS (umount -f)
+ * @fsi: the mount
+ *
+ * The connection is failed with -EIO, which no call tries again
+ * (aifs_session_lost()); the next call dials the servers again.
+ */
+void aifs_session_abort(struct aifs_fs_info *fsi)
+{
+	struct aifs_conn *conn;
+
+	if (!fsi->session.conn)
+		return;
+	conn = aifs_session_live(&fsi->session);
+	if (!conn)
+		return;
+	aifs_conn_fail(conn, -EIO);
 	aifs_conn_put(conn);
 }
 

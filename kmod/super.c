@@ -104,12 +104,31 @@ static int aifs_statfs(struct dentry *dentry, struct kstatfs *buf)
 	return 0;
 }
 
+/*
+ * umount -f, as NFS's: every call that waits for a server, to the MDS or
+ * a data server, in flight or between its tries, ends with -EIO, so that
+ * the tasks stuck on a dead cluster return and the mount can go. Calls
+ * made afterwards wait as before: the mount stays usable if it is busy.
+ */
+static void aifs_umount_begin(struct super_block *sb)
+{
+	struct aifs_fs_info *fsi = AIFS_SB(sb);
+
+	atomic_inc(&fsi->aborts);
+	wake_up_all(&fsi->abort_wait);
+	aifs_session_abort(fsi);
+	aifs_data_abort(fsi);
+	pr_info("aifs-%d: umount -f: calls waiting for the servers end with EIO\n",
+		fsi->id);
+}
+
 static const struct super_operations aifs_super_ops = {
 	.alloc_inode	= aifs_alloc_inode,
 	.free_inode	= aifs_free_inode,
 	.write_inode	= aifs_write_inode,
 	.statfs		= aifs_statfs,
 	.show_options	= aifs_show_options,
+	.umount_begin	= aifs_umount_begin,
 };
 
 /*
@@ -221,6 +240,7 @@ static int aifs_get_tree(struct fs_context *fc)
 				 AIFS_TRANSPORT_RDMA : AIFS_TRANSPORT_TCP;
 	fsi->id = -1;
 	mutex_init(&fsi->tune_lock);
+	init_waitqueue_head(&fsi->abort_wait);
 	aifs_mds_init(fsi);
 
 	/*

@@ -364,7 +364,10 @@ static int aifs_write_round(struct aifs_write_req *wreq,
 /* Rounds of the group while aifs_io_again() says so, as a read's. */
 static int aifs_write_issue(struct aifs_write_req *wreq)
 {
-	struct aifs_io_rounds rounds = { .start = jiffies };
+	struct aifs_io_rounds rounds = {
+		.start = jiffies,
+		.aborts = atomic_read(&wreq->fsi->aborts),
+	};
 	__le32 gen;
 	int err;
 
