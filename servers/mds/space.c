@@ -41,6 +41,15 @@ static int space_state(struct mds *mds, int fd, struct mds_space_state *s)
 	return 0;
 }
 
+/* db_reserve_mib, but a sixteenth of the map at most: a small map is no full one. */
+static u64 mds_space_reserve(const struct mds_config *cfg)
+{
+	u64 want = (u64)cfg->db_reserve_mib << 20;
+	u64 most = ((u64)cfg->map_size_mib << 20) / 16;
+
+	return want < most ? want : most;
+}
+
 /* Allocate data.mdb up to @end bytes (LMDB's map size at most). */
 static int space_grow(struct mds *mds, int fd, u64 size, u64 end)
 {
@@ -59,6 +68,7 @@ static int space_grow(struct mds *mds, int fd, u64 size, u64 end)
  * mds_space_check - keep data.mdb allocated ahead of LMDB, or note it full
  * @mds: the server, its database open
  *
+ * The reserve is db_reserve_mib, at most a sixteenth of map_size_mib.
  * Allocates twice the reserve ahead once less than the reserve is left,
  * else the reserve; the database is full when the disk has not even that
  * (ENOSPC), or when the map has less than the reserve left.  Only the
@@ -66,8 +76,8 @@ static int space_grow(struct mds *mds, int fd, u64 size, u64 end)
  */
 void mds_space_check(struct mds *mds)
 {
-	u64 reserve = (u64)mds->cfg->db_reserve_mib << 20;
 	u64 map = (u64)mds->cfg->map_size_mib << 20;
+	u64 reserve = mds_space_reserve(mds->cfg);
 	struct mds_space_state s = { 0 };
 	int fd, err = 0;
 	bool full;
@@ -85,8 +95,9 @@ void mds_space_check(struct mds *mds)
 	/* the map full but for the reserve is full too */
 	full = err == -ENOSPC || s.used + reserve > map;
 	if (full && !atomic_load(&mds->db_full))
-		aifs_warn("%s: full (its disk, or map_size_mib): creates get ENOSPC until %d MiB are free ahead of the database",
-			  mds->cfg->db_path, mds->cfg->db_reserve_mib);
+		aifs_warn("%s: full (its disk, or map_size_mib): creates get ENOSPC until %llu MiB are free ahead of the database",
+			  mds->cfg->db_path,
+			  (unsigned long long)(reserve >> 20));
 	else if (!full && atomic_load(&mds->db_full))
 		aifs_info("%s: room again: creates go on",
 			  mds->cfg->db_path);
