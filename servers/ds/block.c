@@ -6,9 +6,14 @@
  * blocks keep every offset and length aligned for O_DIRECT too.  Space is
  * reserved with fallocate() before anything is written, so a full disk is
  * an ENOSPC with the chunk untouched.
+ *
+ * A block is stored a page at a time: pages of zeros are holes, so that a
+ * 4 KiB write into a hole takes a page of the disk, not a block, as on a
+ * local file system; its CRC covers the block all the same.
  */
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "ds.h"
@@ -52,12 +57,60 @@ static int ds_data_merge(struct ds_chunk *c, u32 offset, u32 end,
 	return err;
 }
 
-/* Reserve the blocks first: ENOSPC before a byte of the chunk changes. */
-static int ds_data_reserve(struct ds_chunk *c, off_t off, off_t len)
+/* A block of zeros, aligned for O_DIRECT: the source of every zeroing. */
+static const u8 ds_zeros[DS_BLOCK_SIZE] __attribute__((aligned(DS_IO_ALIGN)));
+
+#define DS_PAGE_SIZE	DS_IO_ALIGN	/* what a hole is made of */
+
+static bool ds_page_zero(const u8 *page)
 {
-	if (!fallocate(c->fd, FALLOC_FL_KEEP_SIZE, off, len))
-		return 0;
-	return errno == EOPNOTSUPP ? 0 : -errno;
+	return !memcmp(page, ds_zeros, DS_PAGE_SIZE);
+}
+
+/* The end of the run of pages at @pos of @src that all are zeros, or all not. */
+static size_t ds_run_end(const u8 *src, size_t pos, size_t len, bool *zero)
+{
+	size_t end = pos + DS_PAGE_SIZE;
+
+	*zero = ds_page_zero(src + pos);
+	while (end < len && ds_page_zero(src + end) == *zero)
+		end += DS_PAGE_SIZE;
+	return end;
+}
+
+/* Reserve the pages of data first: ENOSPC before a byte of the chunk changes. */
+static int ds_data_reserve(struct ds_chunk *c, off_t off, const u8 *src,
+			   size_t len)
+{
+	size_t pos, end;
+	bool zero;
+
+	for (pos = 0; pos < len; pos = end) {
+		end = ds_run_end(src, pos, len, &zero);
+		if (!zero && fallocate(c->fd, FALLOC_FL_KEEP_SIZE, off + pos,
+				       end - pos) && errno != EOPNOTSUPP)
+			return -errno;
+	}
+	return 0;
+}
+
+/* Pages of data written, pages of zeros punched (written where that fails). */
+static int ds_data_store(struct ds_chunk *c, off_t off, const u8 *src,
+			 size_t len)
+{
+	size_t pos, end;
+	bool zero;
+	int err = 0;
+
+	for (pos = 0; pos < len && !err; pos = end) {
+		end = ds_run_end(src, pos, len, &zero);
+		if (zero && !fallocate(c->fd, FALLOC_FL_PUNCH_HOLE |
+				       FALLOC_FL_KEEP_SIZE, off + pos,
+				       end - pos))
+			continue;
+		err = ds_pwrite_all(c->fd, src + pos, end - pos, off + pos);
+	}
+	return err;
 }
 
 static int ds_data_put(struct ds_chunk *c, u32 first, u32 nr_blocks,
@@ -68,14 +121,14 @@ static int ds_data_put(struct ds_chunk *c, u32 first, u32 nr_blocks,
 	u32 *crcs;
 	int err;
 
-	err = ds_data_reserve(c, off, len);
+	err = ds_data_reserve(c, off, src, len);
 	if (err)
 		return err;
 	crcs = malloc((size_t)nr_blocks * 4);
 	if (!crcs)
 		return -ENOMEM;
 	ds_crc_blocks(src, nr_blocks, crcs);
-	err = ds_pwrite_all(c->fd, src, len, off);
+	err = ds_data_store(c, off, src, len);
 	if (!err)
 		err = ds_crcs_store(c, first, nr_blocks, crcs);
 	free(crcs);
@@ -131,9 +184,6 @@ static int ds_data_punch(struct ds_chunk *c, u32 first, u32 end_block)
 	free(crcs);
 	return err;
 }
-
-/* A block of zeros, aligned for O_DIRECT: the source of every zeroing. */
-static const u8 ds_zeros[DS_BLOCK_SIZE] __attribute__((aligned(DS_IO_ALIGN)));
 
 /*
  * Whole blocks [@first, @end_block) read zeros: a hole punched in the data

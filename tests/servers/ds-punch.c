@@ -10,6 +10,7 @@
  */
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ds-harness.h"
@@ -111,6 +112,60 @@ static void test_punch(void)
 	check_hole(1, 4 * BLK);
 }
 
+/*
+ * A 4 KiB write into a hole allocates its page, not its 64 KiB block:
+ * the rest of the block stays a hole (a sparse file on a data server
+ * takes what a local file system's would). Before 2026-12-04 the block
+ * was written whole, zeros and all.
+ */
+static void check_sparse(u32 index, u32 off, u32 pages, const char *what)
+{
+	char path[4096];
+	struct stat st;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		CHECK(!ds_chunk_file(&ds_procs[i], INO, index, path,
+				     sizeof(path)) && !stat(path, &st),
+		      "ds %d: no chunk file", ds_procs[i].id);
+		CHECK((u64)st.st_blocks * 512 <= (u64)pages * 4096 + 4096,
+		      "%s: ds %d: %llu bytes allocated for %u pages written",
+		      what, ds_procs[i].id,
+		      (unsigned long long)st.st_blocks * 512, pages);
+	}
+	check_hole(index, off);
+}
+
+static void test_sparse_write(void)
+{
+	static u8 page[2][4096];
+	u8 want[DS_TEST_CHUNK] = { 0 };
+	u32 got, off = 5 * BLK;
+	u64 v = 0;
+	int i, err;
+
+	ds_fill(page[0], sizeof(page[0]), 5);
+	ds_fill(page[1], sizeof(page[1]), 6);
+	err = ds_write(&ds_procs[0], INO, 2, off + 8192, page[0], 4096,
+		       replicas, 2, &v);
+	CHECK(!err, "a page into a hole: %d", err);
+	check_sparse(2, off, 1, "a page into a hole");
+	err = ds_write(&ds_procs[0], INO, 2, off + BLK - 4096, page[1], 4096,
+		       replicas, 2, &v);
+	CHECK(!err, "another page of the block: %d", err);
+	check_sparse(2, off, 2, "another page of the block");
+	memcpy(want + off + 8192, page[0], 4096);
+	memcpy(want + off + BLK - 4096, page[1], 4096);
+	for (i = 0; i < 3; i++) {
+		err = ds_read(&ds_procs[i], INO, 2, 0, off + BLK, v, buf, &got,
+			      NULL);
+		CHECK(!err && got == off + BLK && !memcmp(buf, want, got),
+		      "ds %d: the sparse chunk reads %d, %u bytes, %s",
+		      ds_procs[i].id, err, got,
+		      memcmp(buf, want, got) ? "differs" : "same");
+	}
+}
+
 static void test_absent(void)
 {
 	u64 v = 1;
@@ -197,6 +252,7 @@ int main(void)
 {
 	ds_setup(3, NULL);
 	test_punch();
+	test_sparse_write();
 	test_absent();
 	test_missed_punch();
 	test_bad_requests();
