@@ -730,13 +730,15 @@ unsigned int mds_map_recovery(struct mds *mds, u64 rebuild_delay_ms,
  * from.  A member that went out before it and is back, SYNCING, is no
  * better a source: when the MDS could not hear any member of a group for
  * a while (it stalled, or was cut off), the one counted out last is.
- * The epochs are kept with the map's records, across MDS restarts.
+ * The epochs are kept with the map's records, across MDS restarts.  An
+ * EC group is the stripe's K + M members: one of them back is current
+ * only when all the others went out before it.
  */
 bool mds_map_last_copy(struct mds *mds, u32 id, const struct aifs_layout *l,
 		       unsigned int g)
 {
 	struct mds_map *map = mds->map;
-	unsigned int t, w = l->replicas;
+	unsigned int t, w = mds_layout_width(l);
 	struct mds_ds *self, *o;
 	bool last;
 

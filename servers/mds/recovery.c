@@ -138,7 +138,8 @@ static bool recovery_last_copy(struct mds_recovery *r, u32 id,
 			       const struct recovery_file *f)
 {
 	const struct aifs_layout *l = &f->layout;
-	unsigned int g, t, w = l->replicas, sc = le16_to_cpu(l->stripe_count);
+	unsigned int g, t, w = mds_layout_width(l);
+	unsigned int sc = le16_to_cpu(l->stripe_count);
 	bool member;
 
 	for (g = 0; g < sc; g++) {

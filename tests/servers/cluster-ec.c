@@ -183,6 +183,54 @@ static void back_before_the_leader_knows(u32 f, u32 seed)
 	ds_start(leader);
 }
 
+static bool leader_delayed(void *arg)
+{
+	return test_server_logged(&((struct ds_proc *)arg)->srv,
+				  "fail point request.delay fired");
+}
+
+/*
+ * The server of fragment @f misses a write while dead; back, its
+ * rebuild of stripe 0 meets a write of that stripe (its first EC_READ
+ * held 3 s on the leader, request.delay, while the stripe is written
+ * again) and the catch-up answers EAGAIN: it must stay SYNCING and
+ * rebuild again, not be taken as it is. Until 2026-12-04 the MDS took
+ * any EC member whose catch-up said EAGAIN for the last copy of its
+ * group (the check counted an EC group's members by l->replicas: none),
+ * and the server served the fragment it had before its death.
+ */
+static void written_while_catching_up(u32 f, u32 seed)
+{
+	struct ds_proc *leader = cluster_proc(le32_to_cpu(group.members[0]));
+	struct ds_proc *p = cluster_proc(le32_to_cpu(group.members[f]));
+	struct cluster_state s = { p, AIFS_DS_OFFLINE };
+	char spec[64];
+	int err;
+
+	ds_stop(leader, SIGTERM);
+	snprintf(spec, sizeof(spec), "request.delay:opcode=%d:value=3000",
+		 AIFS_OP_EC_READ);
+	ds_start_failing(leader, spec);
+	ds_stop(p, SIGKILL);
+	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS),
+	      "fragment %u's server not counted out", f);
+	err = write_stripe(0, 0, K * CHUNK, seed);
+	CHECK(!err, "write with fragment %u's server dead: %d", f, err);
+	ds_start(p);
+	CHECK(cluster_wait(leader_delayed, leader, WAIT_MS),
+	      "the rebuild's EC_READ never reached the leader");
+	err = write_stripe(0, CHUNK / 4, CHUNK, seed + 1);
+	CHECK(!err, "write during the rebuild: %d", err);
+	s.state = AIFS_DS_UP;
+	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS),
+	      "fragment %u's server not UP again", f);
+	check_fragment(f, "written while it caught up");
+	CHECK(!test_server_logged(&cluster_mds.srv, "taken as it is"),
+	      "the MDS took an EC member for the last copy of its group");
+	ds_stop(leader, SIGTERM);
+	ds_start(leader);
+}
+
 /* An EC write through @leader, on a thread, for fenced_write(). */
 struct held_ec_write {
 	struct ds_proc *leader;
@@ -276,6 +324,7 @@ int main(void)
 	kill_write_return(2, 10);
 	kill_write_return(K + 1, 20);
 	back_before_the_leader_knows(3, 30);
+	written_while_catching_up(1, 40);
 	for (f = 0; f < WIDTH; f++)
 		check_fragment(f, "in the end");
 	rebuild_around(1);
