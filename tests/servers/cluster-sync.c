@@ -52,6 +52,7 @@ struct crossing {
 	u32 replica;
 	u64 ino;
 	int failed;
+	int err;	/* of the last write that failed */
 };
 
 /* Writes of chunk 3 through one primary, retried while it says EAGAIN. */
@@ -68,14 +69,17 @@ static void *crossing_writer(void *arg)
 		/*
 		 * as the kernel's client goes round again: EAGAIN (a replica
 		 * failed mid-forward), ESTALE (this primary's copy is stale
-		 * after a crossing forward, and catches up first)
+		 * after a crossing forward, and catches up first: a pull,
+		 * which on a loaded machine takes many of these rounds)
 		 */
 		while ((err = ds_write(c->primary, c->ino, 3, 0, mine,
 				       sizeof(buf[0]), &c->replica, 1,
 				       NULL)) &&
-		       (err == -EAGAIN || err == -ESTALE) && ++tries < 200)
+		       (err == -EAGAIN || err == -ESTALE) && ++tries < 2000)
 			test_sleep_ms(10);
 		c->failed += !!err;
+		if (err)
+			c->err = err;
 	}
 	return NULL;
 }
@@ -104,15 +108,15 @@ static void no_replica_timed_out(const char *when)
 static void crossing_primaries(struct ds_proc *p, u32 pid, struct ds_proc *r,
 			       u32 rid, u64 ino)
 {
-	struct crossing a = { p, rid, ino, 0 }, b = { r, pid, ino, 0 };
+	struct crossing a = { p, rid, ino, 0, 0 }, b = { r, pid, ino, 0, 0 };
 	pthread_t ta, tb;
 
 	CHECK(!pthread_create(&ta, NULL, crossing_writer, &a) &&
 	      !pthread_create(&tb, NULL, crossing_writer, &b), "threads");
 	pthread_join(ta, NULL);
 	pthread_join(tb, NULL);
-	CHECK(!a.failed && !b.failed, "crossing writes failed: %d and %d",
-	      a.failed, b.failed);
+	CHECK(!a.failed && !b.failed, "crossing writes failed: %d (%d) and %d (%d)",
+	      a.failed, a.err, b.failed, b.err);
 	no_replica_timed_out("crossing writes");
 }
 
