@@ -44,6 +44,7 @@ struct ds_stripe {
 	char *frag[AIFS_EC_MAX_WIDTH];	/* one column slice of each fragment */
 	bool lost[AIFS_EC_MAX_WIDTH];
 	bool read[AIFS_EC_MAX_WIDTH];	/* the slice holds the stored bytes */
+	bool missed[AIFS_EC_MAX_WIDTH];	/* a write skipped the member */
 	u64 version;			/* the highest a fragment reported */
 	bool found;			/* a fragment exists: not all holes */
 };
@@ -56,6 +57,7 @@ struct ds_frag_io {
 	u32 len;
 	char *buf;
 	bool write;
+	bool skipped;		/* a write its member did not take: out */
 	int err;		/* -ENOENT: a hole (read: zeros) */
 	u64 version;
 	pthread_t thread;
@@ -252,6 +254,7 @@ static int ds_frag_write_peer(struct ds_frag_io *io)
 			 "fragment %u of %llu:%u: data server %u is out (%s): skipped",
 			 io->frag, (unsigned long long)le64_to_cpu(s->id.ino),
 			 le32_to_cpu(s->id.index), member, strerror(-err));
+		io->skipped = true;
 		return s->whole ? -EAGAIN : 0;
 	}
 	err = reply.status;
@@ -262,6 +265,7 @@ static int ds_frag_write_peer(struct ds_frag_io *io)
 	if (err && err != ESTALE)
 		aifs_warn("data server %u failed fragment %u: %s", member,
 			  io->frag, strerror(err));
+	io->skipped = err == ESTALE;
 	return err && (err != ESTALE || s->whole) ? -EAGAIN : 0;
 }
 
@@ -427,10 +431,32 @@ static int ds_stripe_store(struct ds_stripe *s, u32 off, u32 len, u32 c0,
 	for (f = 0; f < n; f++) {
 		if (io[f].err)
 			err = io[f].err;
+		s->missed[io[f].frag] |= io[f].skipped;
 		if (io[f].frag >= s->k && io[f].version > s->version)
 			s->version = io[f].version;
 	}
 	return err;
+}
+
+/*
+ * Whether the stripe holds the write on enough members to acknowledge
+ * it: at most M fragments short of it, those whose write was skipped and
+ * those of members that serve nothing (out, or SYNCING: a fragment being
+ * rebuilt is no source yet).  With more, a member back could not be
+ * told current from stale (the MDS takes one back as current when M
+ * others went out before it, for no write is acknowledged after that:
+ * clustermap.c, mds_map_last_copy()).  Asked before the fragments are
+ * written too, so that such a write changes nothing.
+ */
+static int ds_stripe_enough(struct ds_stripe *s)
+{
+	u32 f, short_of = 0, self = ds_self_id(s->ds);
+
+	for (f = 0; f < s->width; f++)
+		short_of += s->missed[f] ||
+			    (s->members[f] != self &&
+			     ds_peer_leads_nothing(s->ds, s->members[f]));
+	return short_of > s->width - s->k ? -EAGAIN : 0;
 }
 
 /*
@@ -626,6 +652,8 @@ static int ds_ec_write_apply(struct ds_stripe *s,
 	if (!err)
 		err = ds_layout_gen_check(s->ds, le64_to_cpu(r->id.ino),
 					  s->layout_gen);
+	if (!err)
+		err = ds_stripe_enough(s);
 	if (err)
 		return err;
 	ds_ec_columns(s, off, data->len, &c0, &c1, &c2, &c3);
@@ -633,6 +661,8 @@ static int ds_ec_write_apply(struct ds_stripe *s,
 	err = ds_ec_write_run(s, data->data, off, data->len, c0, c1);
 	if (!err)
 		err = ds_ec_write_run(s, data->data, off, data->len, c2, c3);
+	if (!err)
+		err = ds_stripe_enough(s);
 	if (!err) {
 		/* written, not answered yet */
 		aifs_fail_pause(AIFS_FAIL_DS_WRITE_PAUSE, AIFS_OP_EC_WRITE);

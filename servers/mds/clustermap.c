@@ -730,15 +730,18 @@ unsigned int mds_map_recovery(struct mds *mds, u64 rebuild_delay_ms,
  * from.  A member that went out before it and is back, SYNCING, is no
  * better a source: when the MDS could not hear any member of a group for
  * a while (it stalled, or was cut off), the one counted out last is.
- * The epochs are kept with the map's records, across MDS restarts.  An
- * EC group is the stripe's K + M members: one of them back is current
- * only when all the others went out before it.
+ * The epochs are kept with the map's records, across MDS restarts.
+ *
+ * An EC group is the stripe's K + M members, and an EC write is
+ * acknowledged only with at most M of them short of it (ec.c,
+ * ds_stripe_enough()): a member that went out after M others (still out
+ * or catching up) missed no acknowledged write, and is current.
  */
 bool mds_map_last_copy(struct mds *mds, u32 id, const struct aifs_layout *l,
 		       unsigned int g)
 {
 	struct mds_map *map = mds->map;
-	unsigned int t, w = mds_layout_width(l);
+	unsigned int t, w = mds_layout_width(l), before = 0, others = 0;
 	struct mds_ds *self, *o;
 	bool last;
 
@@ -750,12 +753,17 @@ bool mds_map_last_copy(struct mds *mds, u32 id, const struct aifs_layout *l,
 		if (!o || o == self ||
 		    o->info.state == cpu_to_le32(AIFS_DS_RETIRED))
 			continue;
-		last = (o->info.state == cpu_to_le32(AIFS_DS_OFFLINE) ||
-			o->info.state == cpu_to_le32(AIFS_DS_SYNCING)) &&
-		       o->offline_epoch && o->offline_epoch < self->offline_epoch;
+		others++;
+		before += (o->info.state == cpu_to_le32(AIFS_DS_OFFLINE) ||
+			   o->info.state == cpu_to_le32(AIFS_DS_SYNCING)) &&
+			  o->offline_epoch &&
+			  o->offline_epoch < self->offline_epoch;
 	}
 	pthread_mutex_unlock(&map->lock);
-	return last;
+	if (!last)
+		return false;
+	return l->type == AIFS_LAYOUT_EC ? before >= l->ec_m :
+					   before == others;
 }
 
 struct sync_done {

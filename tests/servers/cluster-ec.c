@@ -231,6 +231,56 @@ static void written_while_catching_up(u32 f, u32 seed)
 	ds_start(leader);
 }
 
+/* Kill the server of fragment @f and wait until the MDS counts it out. */
+static void kill_counted_out(u32 f)
+{
+	struct ds_proc *p = cluster_proc(le32_to_cpu(group.members[f]));
+	struct cluster_state s = { p, AIFS_DS_OFFLINE };
+
+	ds_stop(p, SIGKILL);
+	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS),
+	      "fragment %u's server not counted out", f);
+}
+
+static void start_until_up(u32 f, const char *what)
+{
+	struct ds_proc *p = cluster_proc(le32_to_cpu(group.members[f]));
+	struct cluster_state s = { p, AIFS_DS_UP };
+
+	ds_start(p);
+	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS),
+	      "fragment %u's server not UP again (%s)", f, what);
+}
+
+/*
+ * More than M of a stripe's servers out, one after the other: a write is
+ * refused once M are out (EAGAIN: it would leave too few copies of the
+ * stripe to tell a member back current from stale) and changes nothing;
+ * the one counted out last is current (M went out before it), taken as
+ * it is, and the first two rebuild from the stripe it makes whole again.
+ */
+static void more_than_m_out(u32 a, u32 b, u32 c, u32 seed)
+{
+	static u8 data[K * CHUNK];
+	int err;
+
+	kill_counted_out(a);
+	CHECK(!write_stripe(0, 0, K * CHUNK, seed), "write, one out");
+	kill_counted_out(b);
+	CHECK(!write_stripe(1, CHUNK / 2, CHUNK, seed + 1), "write, M out");
+	kill_counted_out(c);
+	ds_fill(data, K * CHUNK, seed + 2);
+	err = ds_ec_write(cluster_proc(le32_to_cpu(group.members[0])), ino,
+			  0, &group, 0, data, K * CHUNK);
+	CHECK(err == -EAGAIN, "a write with M + 1 out: %s, not EAGAIN",
+	      strerror(-err));
+	start_until_up(c, "out last");
+	start_until_up(a, "out first");
+	start_until_up(b, "out second");
+	for (a = 0; a < WIDTH; a++)
+		check_fragment(a, "after M + 1 out");
+}
+
 /* An EC write through @leader, on a thread, for fenced_write(). */
 struct held_ec_write {
 	struct ds_proc *leader;
@@ -325,6 +375,7 @@ int main(void)
 	kill_write_return(K + 1, 20);
 	back_before_the_leader_knows(3, 30);
 	written_while_catching_up(1, 40);
+	more_than_m_out(2, 3, 5, 50);
 	for (f = 0; f < WIDTH; f++)
 		check_fragment(f, "in the end");
 	rebuild_around(1);
