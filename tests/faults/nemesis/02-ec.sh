@@ -2,9 +2,8 @@
 # (fragments of 256 KiB: a 4 KiB write is a partial-stripe write, its
 # parity read, changed and written back by the stripe's leader), one
 # fault at a time, within the layout's tolerance of two. The seeds come
-# from AIFS_NEMESIS_SEEDS ("3" in make test: kills -9 of three data
-# servers and of the MDS, a cut and a stop); history kept as
-# nemesis-ec-SEED*.
+# from AIFS_NEMESIS_SEEDS ("3" in make test: a stop of a data server,
+# kills -9 of three and of the MDS); history kept as nemesis-ec-SEED*.
 . "$AIFS_TOP/tests/vm/lib.sh"
 . "$AIFS_TOP/tests/faults/replica/helpers"
 . "$AIFS_TOP/tests/faults/nemesis/helpers"
