@@ -389,8 +389,7 @@ static bool aifs_io_next_round(struct aifs_fs_info *fsi,
 	rounds->stale = false;
 	rounds->down = false;
 	rounds->moved = false;
-	if (READ_ONCE(fsi->data.closing) ||
-	    atomic_read(&fsi->aborts) != rounds->aborts)
+	if (READ_ONCE(fsi->data.closing) || aifs_aborted(fsi, rounds->aborts))
 		return false;
 	if (rounds->relaid) {
 		/* a new layout: new servers, and a new time to try them */

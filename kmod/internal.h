@@ -711,6 +711,12 @@ static inline struct aifs_fs_info *AIFS_SB(struct super_block *sb)
 	return sb->s_fs_info;
 }
 
+/* Whether umount -f came since a call that saw fsi->aborts at @aborts. */
+static inline bool aifs_aborted(struct aifs_fs_info *fsi, int aborts)
+{
+	return atomic_read(&fsi->aborts) != aborts;
+}
+
 void aifs_set_tunable(struct aifs_fs_info *fsi, enum aifs_param param,
 		      unsigned int val);
 

@@ -337,12 +337,6 @@ static int aifs_session_give_up(struct aifs_fs_info *fsi)
 	return -EIO;
 }
 
-/* Whether umount -f came since the call that saw @aborts began. */
-static bool aifs_session_aborted(struct aifs_fs_info *fsi, int aborts)
-{
-	return atomic_read(&fsi->aborts) != aborts;
-}
-
 /* A request sent once on the connection there is, if any: no dial. */
 static int aifs_session_call_once(struct aifs_fs_info *fsi, u16 op,
 				  const void *payload, u32 len, void *reply,
@@ -411,17 +405,17 @@ int aifs_session_call(struct aifs_fs_info *fsi, u16 op, const void *payload,
 		}
 		if (tries == 1)
 			return ret;
-		if (aifs_session_aborted(fsi, aborts))
+		if (aifs_aborted(fsi, aborts))
 			return -EIO;
 		aifs_session_not_responding(s);
 		if (IS_ERR(conn) || dialed) {
 			if (time_before(jiffies, deadline))
 				wait_event_killable_timeout(fsi->abort_wait,
-							    aifs_session_aborted(fsi, aborts),
+							    aifs_aborted(fsi, aborts),
 							    deadline - jiffies);
 			if (fatal_signal_pending(current))
 				return -EINTR;
-			if (aifs_session_aborted(fsi, aborts))
+			if (aifs_aborted(fsi, aborts))
 				return -EIO;
 		} else if (!spared && time_before(jiffies, deadline)) {
 			/*

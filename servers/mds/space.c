@@ -50,11 +50,9 @@ static u64 mds_space_reserve(const struct mds_config *cfg)
 	return want < most ? want : most;
 }
 
-/* Allocate data.mdb up to @end bytes (LMDB's map size at most). */
-static int space_grow(struct mds *mds, int fd, u64 size, u64 end)
+/* Allocate data.mdb up to @end bytes, @map (LMDB's map size) at most. */
+static int space_grow(int fd, u64 size, u64 end, u64 map)
 {
-	u64 map = (u64)mds->cfg->map_size_mib << 20;
-
 	if (end > map)
 		end = map;
 	if (end <= size)
@@ -85,9 +83,9 @@ void mds_space_check(struct mds *mds)
 	if (mdb_env_get_fd(mds->env, &fd) || space_state(mds, fd, &s))
 		return;
 	if (s.size < s.used + reserve) {
-		err = space_grow(mds, fd, s.size, s.used + 2 * reserve);
+		err = space_grow(fd, s.size, s.used + 2 * reserve, map);
 		if (err)
-			err = space_grow(mds, fd, s.size, s.used + reserve);
+			err = space_grow(fd, s.size, s.used + reserve, map);
 		if (err && err != -ENOSPC)
 			aifs_warn("%s: cannot allocate room ahead: %s",
 				  mds->cfg->db_path, strerror(-err));
