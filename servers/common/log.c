@@ -2,13 +2,16 @@
 /*
  * Logging to stderr.  Under systemd (JOURNAL_STREAM set) each line starts
  * with the "<N>" syslog priority that journald turns into the entry's
- * level; on a terminal the level is spelled out instead.
+ * level (journald stamps the time); elsewhere the line starts with the
+ * time in UTC to the millisecond, for lining logs of several servers up
+ * against each other, and the level is spelled out.
  */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <syslog.h>
+#include <time.h>
 
 #include "aifs/log.h"
 
@@ -43,20 +46,35 @@ const char *aifs_log_component(void)
 	return log_component;
 }
 
+/* "2026-12-04T23:14:09.123Z " into @buf (at least 32 bytes). */
+static void log_time(char *buf, size_t size)
+{
+	struct timespec now;
+	struct tm tm;
+	size_t n;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + n, size - n, ".%03ldZ ", now.tv_nsec / 1000000);
+}
+
 void aifs_log(enum aifs_log_level level, const char *fmt, ...)
 {
-	char line[1024];
+	char line[1024], stamp[32];
 	va_list ap;
 	int n;
 
 	if (level > log_level)
 		return;
-	if (log_to_journal)
+	if (log_to_journal) {
 		n = snprintf(line, sizeof(line), "<%d>%s: ",
 			     log_priority[level], log_component);
-	else
-		n = snprintf(line, sizeof(line), "%s: %s: ", log_component,
-			     aifs_log_level_names[level]);
+	} else {
+		log_time(stamp, sizeof(stamp));
+		n = snprintf(line, sizeof(line), "%s%s: %s: ", stamp,
+			     log_component, aifs_log_level_names[level]);
+	}
 	if (n < 0 || (size_t)n >= sizeof(line))
 		n = 0;
 	va_start(ap, fmt);
