@@ -237,7 +237,7 @@ static bool job_holds(const struct aifs_layout *layout, unsigned int t,
  * up (readers of the old layout get EREMCHG) before its chunks go, so
  * that no reader takes a deleted chunk for a hole.
  */
-static int drain_archived(struct mds_drainer *d, struct aifs_conn *conn,
+static int drain_archived(struct mds *mds, struct aifs_conn *conn,
 			  const struct mds_chunk_job *job)
 {
 	struct aifs_layout fenced = job->layout;
@@ -246,9 +246,9 @@ static int drain_archived(struct mds_drainer *d, struct aifs_conn *conn,
 	int err;
 
 	fenced.generation = cpu_to_le32(le32_to_cpu(fenced.generation) + 1);
-	err = mds_chunk_sync(d->bg.mds, conn, job->ino, &fenced, 0,
+	err = mds_chunk_sync(mds, conn, job->ino, &fenced, 0,
 			     AIFS_CHUNK_SYNC_FENCE, DRAIN_CALL_MS, &rep);
-	memcpy(id.fs_uuid, d->bg.mds->super.uuid, sizeof(id.fs_uuid));
+	memcpy(id.fs_uuid, mds->super.uuid, sizeof(id.fs_uuid));
 	return err ? err : aifs_chunk_delete(conn, &id, AIFS_DELETE_INODE |
 					     AIFS_DELETE_UNCODED, 0);
 }
@@ -261,7 +261,7 @@ static int drain_archived(struct mds_drainer *d, struct aifs_conn *conn,
  * wholly past the size; the fragments of the one the size ends in stay
  * whole (the parity covers them: the client zeroed their bytes past it).
  */
-static int drain_job_calls(struct mds_drainer *d, struct aifs_conn *conn,
+static int drain_job_calls(struct mds *mds, struct aifs_conn *conn,
 			   const struct mds_chunk_job *job, unsigned int t)
 {
 	bool ec = job->layout.type == AIFS_LAYOUT_EC;
@@ -272,9 +272,9 @@ static int drain_job_calls(struct mds_drainer *d, struct aifs_conn *conn,
 	struct aifs_chunk_rep rep;
 	int err;
 
-	memcpy(id.fs_uuid, d->bg.mds->super.uuid, sizeof(id.fs_uuid));
+	memcpy(id.fs_uuid, mds->super.uuid, sizeof(id.fs_uuid));
 	if (job->flags & CHUNKQ_ARCHIVED)
-		return drain_archived(d, conn, job);
+		return drain_archived(mds, conn, job);
 	if (!job->fence)
 		return aifs_chunk_delete(conn, &id, AIFS_DELETE_INODE, 0);
 	if (!ec && job->size % chunk &&
@@ -304,7 +304,7 @@ static int drain_job_on(struct mds_drainer *d, const struct mds_chunk_job *job,
 	err = drain_reach(d, id, urgent, &ds);
 	if (err)
 		return err > 0 ? 0 : err;
-	err = drain_job_calls(d, ds->conn, job, t);
+	err = drain_job_calls(d->bg.mds, ds->conn, job, t);
 	if (err && err != -EAGAIN)
 		drain_ds_failed(ds, err);
 	else if (!err)
@@ -421,7 +421,7 @@ static void drain_relayout(struct mds_txn *t, struct mds_chunk_job *job)
  * Up to DRAIN_BATCH jobs numbered @from to @upto, of inode @ino (0: of
  * any), oldest first, into @jobs/@nums: their count or an error.
  */
-static int drain_scan(struct mds_drainer *d, u64 from, u64 upto, u64 ino,
+static int drain_scan(struct mds *mds, u64 from, u64 upto, u64 ino,
 		      struct mds_chunk_job *jobs, u64 *nums)
 {
 	MDB_val k = { sizeof(from), &from }, v;
@@ -429,7 +429,7 @@ static int drain_scan(struct mds_drainer *d, u64 from, u64 upto, u64 ino,
 	struct mds_txn t;
 	int n = 0, rc, err;
 
-	err = mds_read_begin(d->bg.mds, &t);
+	err = mds_read_begin(mds, &t);
 	if (err)
 		return err;
 	err = mds_db_cursor(&t, MDS_DB_CHUNKQ, &cur);
@@ -460,7 +460,7 @@ out:
 static int drain_read(struct mds_drainer *d, struct mds_chunk_job *jobs,
 		      u64 *nums)
 {
-	int n = drain_scan(d, d->next_job, UINT64_MAX, 0, jobs, nums);
+	int n = drain_scan(d->bg.mds, d->next_job, UINT64_MAX, 0, jobs, nums);
 
 	if (n >= 0)
 		d->next_job = n == DRAIN_BATCH ? nums[n - 1] + 1 : 0;
@@ -525,7 +525,7 @@ static void drain_urgent_job(struct mds_drainer *d, u64 num)
 		return;
 	for (;;) {
 		/* a copy takes truncation f only after f - 1 */
-		n = drain_scan(d, 0, num, job.ino, jobs, nums);
+		n = drain_scan(d->bg.mds, 0, num, job.ino, jobs, nums);
 		if (n <= 0)
 			return;
 		done.nr = 0;
@@ -548,6 +548,35 @@ static void drain_urgent_job(struct mds_drainer *d, u64 num)
 				      "a truncation it has not made"))
 			aifs_err("data server %u missed a truncation and cannot be counted out",
 				 missed.ids[m]);
+}
+
+/*
+ * Every truncation still queued for data server @id, oldest first, on it
+ * (@conn): a server back makes the cuts it missed before it catches up
+ * (recovery.c), rather than when the drainer, maybe in a long back-off
+ * from it, gets there.  0 once done, else why not.
+ */
+int mds_drain_cuts_on(struct mds *mds, u32 id, struct aifs_conn *conn)
+{
+	struct mds_chunk_job jobs[DRAIN_BATCH];
+	u64 nums[DRAIN_BATCH], from = 0;
+	unsigned int t;
+	int i, n, err = 0;
+
+	do {
+		n = drain_scan(mds, from, UINT64_MAX, 0, jobs, nums);
+		for (i = 0; i < n && !err; i++) {
+			if (!jobs[i].fence || jobs[i].flags & CHUNKQ_ARCHIVED)
+				continue;	/* a file gone, a layout gone */
+			for (t = 0; t < le16_to_cpu(jobs[i].layout.target_count) &&
+				    t < AIFS_LAYOUT_MAX_TARGETS && !err; t++)
+				if (le32_to_cpu(jobs[i].layout.targets[t]) == id)
+					err = drain_job_calls(mds, conn, &jobs[i], t);
+		}
+		if (n > 0)
+			from = nums[n - 1] + 1;
+	} while (n == DRAIN_BATCH && !err);
+	return n < 0 ? n : err;
 }
 
 /* The jobs handlers wait for, first. */

@@ -402,6 +402,7 @@ struct mds_u64s;
 int mds_chunkq_inos(struct mds_txn *t, struct mds_u64s *inos);
 void mds_drain_kick(struct mds *mds);
 void mds_drain_sync(struct mds *mds, u64 job);
+int mds_drain_cuts_on(struct mds *mds, u32 id, struct aifs_conn *conn);
 int mds_drain_start(struct mds *mds);
 void mds_drain_stop(struct mds *mds);
 int mds_ds_connect(struct mds *mds, const struct aifs_secret *secret,

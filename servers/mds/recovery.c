@@ -2,7 +2,8 @@
 /*
  * Recovery: a data server back from OFFLINE missed the writes its peers
  * took without it, and the truncations and deletions queued for it, so it
- * is SYNCING (clustermap.c) and serves nothing.  One thread walks the
+ * is SYNCING (clustermap.c) and serves nothing.  It is sent the cuts
+ * queued for it first (recovery_cuts()); then one thread walks the
  * inode table for each SYNCING server, a batch at a time from where it
  * stopped, and sends every regular file whose layout names the server a
  * CHUNK_SYNC, range after range, until the server says the inode is in
@@ -391,6 +392,23 @@ static void recovery_round_end(struct mds_recovery *r, struct recovery_ds *ds,
 }
 
 /*
+ * First of a round, the cuts queued for @ds that it missed: a copy taken
+ * as it is has no peer's to take, and an EC member's catch-up takes its
+ * peers' count of truncations but rebuilds only the stripes they hold,
+ * keeping those they cut.  With them made first, neither serves a byte
+ * cut (consistency.md, rule 13).
+ */
+static int recovery_cuts(struct mds_recovery *r, struct recovery_ds *ds)
+{
+	int err = mds_drain_cuts_on(r->bg.mds, ds->c.id, ds->c.conn);
+
+	if (err && mds_dsconn_failed(&ds->c))
+		aifs_warn("data server %u: the truncations queued for it: %s: trying again later",
+			  ds->c.id, strerror(-err));
+	return err;
+}
+
+/*
  * One step of the walk for @info: SYNCING, its files are synced on it;
  * OFFLINE (past the rebuild delay), they are rebuilt around it.
  */
@@ -419,6 +437,11 @@ static void recovery_step(struct mds_recovery *r,
 	err = n < 0 ? n : rebuild ? 0 :
 	      mds_dsconn_connect(&r->bg, &ds->c, &info->addr,
 				 RECOVERY_CALL_MS);
+	if (!err && !rebuild && !cursor) {
+		err = recovery_cuts(r, ds);
+		if (err)
+			return;
+	}
 	for (i = 0; !err && i < n; i++) {
 		err = rebuild ? rebuild_file(r, ds, &files[i]) :
 				recovery_sync_file(r, ds, &files[i]);

@@ -367,6 +367,15 @@ u64 cluster_create(const char *name, struct aifs_layout *layout)
 	return ino;
 }
 
+int cluster_truncate(u64 ino, u64 size)
+{
+	struct aifs_setattr sa = { .valid = AIFS_SETATTR_SIZE, .ino = ino,
+				   .size = size };
+	struct aifs_attr attr;
+
+	return aifs_setattr(cluster_conn, &cluster_cred, &sa, &attr);
+}
+
 /*
  * Chunk @index of @ino to its primary, retried while it refuses, as a
  * client would retry: EAGAIN (its map does not list the replica yet),

@@ -109,6 +109,8 @@ int cluster_cli(const char *args, char *out, size_t size);
 
 /* A new file @name in the root, its layout in @layout; its ino. */
 u64 cluster_create(const char *name, struct aifs_layout *layout);
+/* SETATTR of @ino's size to @size, through the MDS: 0 or -errno. */
+int cluster_truncate(u64 ino, u64 size);
 /* Write @nr whole chunks of @ino through their primaries; 0 or -errno. */
 int cluster_write_chunks(const struct aifs_layout *layout, u64 ino, u32 nr);
 

@@ -96,12 +96,7 @@ static u64 replica_away(const char *name, char *old, struct ds_proc **primary,
 
 static void truncate_to(u64 ino, u64 size)
 {
-	struct aifs_setattr sa = { .valid = AIFS_SETATTR_SIZE, .ino = ino,
-				   .size = size };
-	struct aifs_attr attr;
-
-	CHECK(!aifs_setattr(cluster_conn, &cluster_cred, &sa, &attr),
-	      "truncate");
+	CHECK(!cluster_truncate(ino, size), "truncate");
 }
 
 /*
