@@ -72,6 +72,7 @@ AIFS_SIZE_CHECK(struct aifs_chunk_write_req, AIFS_CHUNK_WRITE_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_rep, AIFS_CHUNK_REP_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_truncate_req, AIFS_CHUNK_TRUNCATE_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_delete_req, AIFS_CHUNK_DELETE_REQ_SIZE);
+AIFS_SIZE_CHECK(struct aifs_frag_behind_req, AIFS_FRAG_BEHIND_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_checksum_req, AIFS_CHUNK_CHECKSUM_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_checksum_rep, AIFS_CHUNK_CHECKSUM_REP_SIZE);
 AIFS_SIZE_CHECK(struct aifs_ds_scrub_req, AIFS_DS_SCRUB_REQ_SIZE);
@@ -939,6 +940,16 @@ static int aifs_check_chunk_delete_req(const void *fixed)
 	return aifs_chunk_id_check(&m->id);
 }
 
+static int aifs_check_frag_behind_req(const void *fixed)
+{
+	const struct aifs_frag_behind_req *m = fixed;
+
+	if (!aifs_chunk_size_ok(le32_to_cpu(m->chunk_size)) ||
+	    !m->id.fragment)
+		return -EINVAL;
+	return aifs_chunk_id_check(&m->id);
+}
+
 static int aifs_check_chunk_checksum_req(const void *fixed)
 {
 	const struct aifs_chunk_checksum_req *m = fixed;
@@ -1167,6 +1178,9 @@ static const struct aifs_op_desc {
 	[AIFS_OP_EC_VERIFY] = { "EC_VERIFY",
 		MSG0(struct aifs_ec_verify_req, aifs_check_ec_verify_req),
 		MSG0(struct aifs_ec_verify_rep, NULL) },
+	[AIFS_OP_FRAG_BEHIND] = { "FRAG_BEHIND",
+		MSG0(struct aifs_frag_behind_req, aifs_check_frag_behind_req),
+		EMPTY },
 	[AIFS_OP_MDS_FSCK] = { "MDS_FSCK",
 		MSG0(struct aifs_mds_fsck_req, aifs_check_mds_fsck_req),
 		MSG1(struct aifs_mds_fsck_rep, NULL, text_len, AIFS_P_TEXT) },

@@ -63,6 +63,7 @@ union aifs_sample_fixed {
 	struct aifs_ec_read_req ec_read_req;
 	struct aifs_ec_archive_req ec_archive_req;
 	struct aifs_ec_verify_req ec_verify_req;
+	struct aifs_frag_behind_req frag_behind_req;
 	struct aifs_ec_verify_rep ec_verify_rep;
 };
 
@@ -436,6 +437,12 @@ static void aifs_sample_other(u16 op, bool reply, bool max,
 		aifs_sample_chunk_id(&f->chunk_delete_req.id);
 		f->chunk_delete_req.flags = cpu_to_le32(AIFS_DELETE_FROM);
 		f->chunk_delete_req.fence = cpu_to_le32(7);
+		break;
+	case AIFS_OP_FRAG_BEHIND * 2:
+		aifs_sample_chunk_id(&f->frag_behind_req.id);
+		f->frag_behind_req.id.fragment = cpu_to_le16(AIFS_EC_FRAGMENT(2));
+		f->frag_behind_req.chunk_size =
+			cpu_to_le32(AIFS_CHUNK_SIZE_DEFAULT);
 		break;
 	case AIFS_OP_CHUNK_CHECKSUM * 2:
 		aifs_sample_chunk_id(&f->chunk_checksum_req.id);

@@ -58,6 +58,7 @@ struct ds_frag_io {
 	char *buf;
 	bool write;
 	bool skipped;		/* a write its member did not take: out */
+	bool refused;		/* a write its member answered failed */
 	int err;		/* -ENOENT: a hole (read: zeros) */
 	u64 version;
 	pthread_t thread;
@@ -114,6 +115,23 @@ static int ds_frag_read_local(struct ds *ds, const struct aifs_chunk_id *id,
 #define DS_FRAG_ANY	UINT64_MAX
 
 /*
+ * Fragment @id held here, locked for a change (in @lock) and open in @c;
+ * created empty when absent with @create (its chunk size).
+ */
+static int ds_frag_open(struct ds *ds, const struct aifs_chunk_id *id,
+			u32 create, struct ds_lock *lock, struct ds_chunk *c)
+{
+	int err = ds_chunk_lock_as(ds, id, DS_LOCK_EXCL, lock);
+
+	if (err)
+		return err;
+	err = ds_chunk_open(ds, id, create, c);
+	if (err)
+		ds_chunk_unlock(ds, lock);
+	return err;
+}
+
+/*
  * Write @len bytes at @off of a fragment held here, at its next version,
  * if its version is @expect (else -EAGAIN; DS_FRAG_ANY: whatever it is):
  * the leader's own fragment, FRAG_WRITE, and a rebuild.
@@ -126,14 +144,9 @@ static int ds_frag_write_local(struct ds *ds, const struct aifs_chunk_id *id,
 	struct ds_chunk c;
 	int err;
 
-	err = ds_chunk_lock_as(ds, id, DS_LOCK_EXCL, &lock);
+	err = ds_frag_open(ds, id, chunk, &lock, &c);
 	if (err)
 		return err;
-	err = ds_chunk_open(ds, id, chunk, &c);
-	if (err) {
-		ds_chunk_unlock(ds, &lock);
-		return err;
-	}
 	if (c.meta.chunk_size != chunk)
 		err = -EINVAL;
 	else if (expect != DS_FRAG_ANY && c.meta.version != expect)
@@ -150,6 +163,39 @@ static int ds_frag_write_local(struct ds *ds, const struct aifs_chunk_id *id,
 		c.created = false;
 		*version = c.meta.version;
 	}
+	ds_chunk_close(&c, err);
+	ds_chunk_unlock(ds, &lock);
+	return err;
+}
+
+/*
+ * Mark a fragment held here stale, or (@stale false) no longer, if its
+ * version is @expect (DS_FRAG_ANY: whatever it is).  A stale fragment is
+ * created if need be: absent, it would read as a hole.  A stale one is
+ * queued for its rebuild by decoding (resync.c).
+ */
+static int ds_frag_mark(struct ds *ds, const struct aifs_chunk_id *id,
+			u32 chunk, bool stale, u64 expect)
+{
+	struct ds_lock lock;
+	struct ds_chunk c;
+	int err;
+
+	err = ds_frag_open(ds, id, stale ? chunk : 0, &lock, &c);
+	if (err)
+		return err;
+	if (expect != DS_FRAG_ANY && c.meta.version != expect)
+		err = -EAGAIN;
+	else if (stale)
+		c.meta.flags |= DS_META_STALE;
+	else
+		c.meta.flags &= ~DS_META_STALE;
+	if (!err)
+		err = ds_meta_store(&c) ?: ds_chunk_sync(&c);
+	if (!err)
+		c.created = false;
+	if (!err && stale)
+		ds_resync_queue(ds, &c, DS_RESYNC_STALE);
 	ds_chunk_close(&c, err);
 	ds_chunk_unlock(ds, &lock);
 	return err;
@@ -266,6 +312,7 @@ static int ds_frag_write_peer(struct ds_frag_io *io)
 		aifs_warn("data server %u failed fragment %u: %s", member,
 			  io->frag, strerror(err));
 	io->skipped = err == ESTALE;
+	io->refused = err && err != ESTALE;
 	return err && (err != ESTALE || s->whole) ? -EAGAIN : 0;
 }
 
@@ -275,12 +322,14 @@ static void ds_frag_io_run(struct ds_frag_io *io)
 	struct aifs_chunk_id id = ds_frag_id(s, io->frag);
 	bool local = s->members[io->frag] == ds_self_id(s->ds);
 
-	if (io->write)
-		io->err = local ?
-			  ds_frag_write_local(s->ds, &id, s->chunk, io->offset,
+	if (io->write && local) {
+		io->err = ds_frag_write_local(s->ds, &id, s->chunk, io->offset,
 					      io->buf, io->len, s->sync,
-					      DS_FRAG_ANY, &io->version) :
-			  ds_frag_write_peer(io);
+					      DS_FRAG_ANY, &io->version);
+		io->refused = io->err;
+	} else if (io->write) {
+		io->err = ds_frag_write_peer(io);
+	}
 	else
 		io->err = local ?
 			  ds_frag_read_local(s->ds, &id, io->offset, io->len,
@@ -397,6 +446,57 @@ static bool ds_frag_span(const struct ds_stripe *s, u32 frag, u32 off,
 	return true;
 }
 
+/* FRAG_BEHIND of fragment @frag to its member (or here). */
+static int ds_frag_behind(struct ds_stripe *s, u32 frag)
+{
+	struct aifs_frag_behind_req r = {
+		.id = ds_frag_id(s, frag),
+		.chunk_size = cpu_to_le32(s->chunk),
+	};
+	struct aifs_reply reply;
+	int err;
+
+	if (s->members[frag] == ds_self_id(s->ds))
+		return ds_frag_mark(s->ds, &r.id, s->chunk, true, DS_FRAG_ANY);
+	err = ds_peer_ask(s->ds, s->members[frag], AIFS_OP_FRAG_BEHIND, &r,
+			  sizeof(r), &reply);
+	if (!err) {
+		err = -(int)reply.status;
+		aifs_reply_free(&reply);
+	}
+	return err;
+}
+
+/*
+ * Members that answered their fragment write failed (a full disk, a bad
+ * one) while others took theirs: the stripe's data and parity disagree
+ * there now, and decoding with that fragment would make garbage of
+ * bytes the write never touched.  Each is marked behind (stale) until
+ * rebuilt by decoding; a member that cannot even be marked leaves the
+ * stripe torn (consistency.md, G3).
+ */
+static void ds_stripe_behind(struct ds_stripe *s, struct ds_frag_io *io,
+			     u32 n)
+{
+	bool took = false;
+	u32 f;
+	int err;
+
+	for (f = 0; f < n; f++)
+		took |= !io[f].err && !io[f].skipped;
+	for (f = 0; took && f < n; f++) {
+		if (!io[f].refused)
+			continue;
+		err = ds_frag_behind(s, io[f].frag);
+		if (err)
+			aifs_err("fragment %u of %llu:%u: data server %u failed its write and cannot be marked behind (%s): the stripe may decode wrong",
+				 io[f].frag,
+				 (unsigned long long)le64_to_cpu(s->id.ino),
+				 le32_to_cpu(s->id.index),
+				 s->members[io[f].frag], strerror(-err));
+	}
+}
+
 /* Write what changed in columns [@c0, @c1): data as written, all parity. */
 static int ds_stripe_store(struct ds_stripe *s, u32 off, u32 len, u32 c0,
 			   u32 c1)
@@ -435,6 +535,7 @@ static int ds_stripe_store(struct ds_stripe *s, u32 off, u32 len, u32 c0,
 		if (io[f].frag >= s->k && io[f].version > s->version)
 			s->version = io[f].version;
 	}
+	ds_stripe_behind(s, io, n);
 	return err;
 }
 
@@ -1267,6 +1368,9 @@ static int ds_ec_rebuild(struct ds *ds, const struct aifs_chunk_sync_req *r,
 						  slice, off + slice == chunk,
 						  version, &version);
 	}
+	/* whole again: no longer behind, unless a write came meanwhile */
+	if (!err && e.flags & cpu_to_le16(AIFS_CHUNK_STALE))
+		err = ds_frag_mark(ds, &id, chunk, false, version);
 	/* nothing of the stripe anywhere: a hole */
 	return err == -ENOENT ? 0 : err;
 }
@@ -1370,6 +1474,8 @@ static int ds_frag_write(struct aifs_request *req)
 					 parts);
 	if (!err)
 		err = ds_check_id(req->data, &r.id);
+	if (!err)
+		err = aifs_fail_errno(AIFS_FAIL_DS_WRITE_ERROR, req->opcode);
 	if (!err && (le32_to_cpu(r.flags) & ~AIFS_IO_SYNC))
 		err = -EINVAL;	/* the leader sends its bytes */
 	if (!err)
@@ -1380,6 +1486,27 @@ static int ds_frag_write(struct aifs_request *req)
 					  le32_to_cpu(r.flags) & AIFS_IO_SYNC,
 					  DS_FRAG_ANY, &version);
 	return err ? err : ds_ec_reply_chunk(req, version, parts[0].len);
+}
+
+/* FRAG_BEHIND: a leader's word that our fragment missed a stripe's write. */
+static int ds_frag_behind_handler(struct aifs_request *req)
+{
+	struct aifs_frag_behind_req r;
+	int err;
+
+	err = aifs_decode_frag_behind_req(req->payload, req->payload_len, &r,
+					  NULL);
+	if (!err)
+		err = ds_check_id(req->data, &r.id);
+	if (!err) {
+		aifs_warn("chunk %llx.%x.%x: missed a write its stripe took: stale until rebuilt",
+			  (unsigned long long)le64_to_cpu(r.id.ino),
+			  le32_to_cpu(r.id.index), le16_to_cpu(r.id.fragment));
+		err = ds_frag_mark(req->data, &r.id,
+				   le32_to_cpu(r.chunk_size), true,
+				   DS_FRAG_ANY);
+	}
+	return err;
 }
 
 int ds_ec_register(struct aifs_server *srv)
@@ -1396,6 +1523,8 @@ int ds_ec_register(struct aifs_server *srv)
 		{ AIFS_OP_EC_VERIFY, ds_ec_verify, AIFS_HANDLER_BLOCKING },
 		{ AIFS_OP_FRAG_READ, ds_read, AIFS_HANDLER_PEER },
 		{ AIFS_OP_FRAG_WRITE, ds_frag_write, AIFS_HANDLER_PEER },
+		{ AIFS_OP_FRAG_BEHIND, ds_frag_behind_handler,
+		  AIFS_HANDLER_PEER },
 	};
 
 	return aifs_server_register_all(srv, handlers, ARRAY_SIZE(handlers));

@@ -565,15 +565,16 @@ static bool ds_resync_run(struct ds *ds, const struct ds_resync_job *job,
 	return i && none.all && ds_resync_settle(ds, job, &none, name);
 }
 
-/* Whether the copy of @job is (still) stale: it waits for a source. */
+/*
+ * Whether the copy of @job is (still) stale: it waits for a source (an
+ * EC fragment behind, for members to decode it from).
+ */
 static bool ds_resync_stale(struct ds *ds, const struct ds_resync_job *job)
 {
 	struct ds_lock lock;
 	struct ds_chunk c;
 	bool stale = false;
 
-	if (job->id.fragment)
-		return false;
 	ds_chunk_lock(ds, &job->id, false, &lock);
 	if (!ds_chunk_open(ds, &job->id, 0, &c)) {
 		stale = c.meta.flags & DS_META_STALE;

@@ -494,18 +494,30 @@ static unsigned int copies_behind(struct fsck_copy *copies, unsigned int w)
 	return nr;
 }
 
-/* Whether a chunk in @copies goes past @size. */
+/*
+ * Whether a chunk in @copies goes past @size.  An EC stripe (K chunks
+ * of data) goes once it begins past the size: the one the size ends in
+ * keeps its fragments whole (chunkq.c).
+ */
 static bool copies_past(const struct fsck_copy *copies, unsigned int w,
-			u64 chunk_size, u64 size)
+			const struct aifs_layout *l, u64 size)
 {
+	bool ec = l->type == AIFS_LAYOUT_EC;
+	u64 unit = (u64)le32_to_cpu(l->chunk_size) * (ec ? l->ec_k : 1);
+	const struct aifs_chunk_entry *e;
 	unsigned int a;
+	u64 start;
 	u32 i;
 
-	for (a = 0; a < w; a++)
-		for (i = 0; copies[a].listed && i < copies[a].n; i++)
-			if (le32_to_cpu(copies[a].e[i].index) * chunk_size +
-			    le32_to_cpu(copies[a].e[i].length) > size)
+	for (a = 0; a < w; a++) {
+		for (i = 0; copies[a].listed && i < copies[a].n; i++) {
+			e = &copies[a].e[i];
+			start = le32_to_cpu(e->index) * unit;
+			if (ec ? start >= size :
+				 start + le32_to_cpu(e->length) > size)
 				return true;
+		}
+	}
 	return false;
 }
 
@@ -555,8 +567,8 @@ static bool fsck_group(struct mds_fsck *f, const struct mds_inode *inode,
 {
 	struct fsck_file_op fo = { .inode = inode };
 	const struct aifs_layout *l = &inode->layout;
-	unsigned int w = l->replicas, m, behind;
-	struct fsck_copy copies[AIFS_MAX_REPLICAS] = { 0 };
+	unsigned int w = mds_layout_width(l), m, behind;
+	struct fsck_copy copies[AIFS_EC_MAX_WIDTH] = { 0 };
 	u32 sc = le16_to_cpu(l->stripe_count);
 	struct mds *mds = f->bg.mds;
 	bool past;
@@ -571,8 +583,9 @@ static bool fsck_group(struct mds_fsck *f, const struct mds_inode *inode,
 		if (err && err != -ESTALE)
 			fsck_conn_failed(f, copies[m].id);
 	}
-	behind = copies_behind(copies, w);
-	past = copies_past(copies, w, le32_to_cpu(l->chunk_size), inode->size);
+	/* an EC member's fragment versions are its own: not compared */
+	behind = l->type == AIFS_LAYOUT_EC ? 0 : copies_behind(copies, w);
+	past = copies_past(copies, w, l, inode->size);
 	if (behind && !mds_write_own(mds, apply_file_check, &fo)) {
 		for (m = 0; m < w; m++) {
 			if (!copies[m].behind)
@@ -627,7 +640,8 @@ static bool fsck_wants(const struct mds_inode *inode, void *arg)
 	struct fsck_scan *scan = arg;
 
 	if (!S_ISREG(inode->mode) || !inode->layout.target_count ||
-	    inode->layout.type != AIFS_LAYOUT_REPLICA)
+	    (inode->layout.type != AIFS_LAYOUT_REPLICA &&
+	     inode->layout.type != AIFS_LAYOUT_EC))
 		return false;
 	scan->files[scan->n++] = *inode;
 	return true;

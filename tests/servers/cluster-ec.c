@@ -299,6 +299,59 @@ static void start_until_up(u32 f, const char *what)
 }
 
 /*
+ * A write of data fragment 0 that parity member @p fails (ds.write.error
+ * on its FRAG_WRITE, ENOSPC, once): refused, but fragment 0 and the
+ * other parity took it.  Then data fragment @f, which the write never
+ * touched, is lost (its server killed) and read decoded: its own bytes,
+ * not garbage.  Until 2026-12-05 the member that failed kept its old
+ * parity unmarked, the stripe torn, and the decoder (parity from the
+ * last, first) read @p's with the new fragment 0 (found by the EC
+ * nemesis with full disks).  Now the leader marks it behind (FRAG_BEHIND)
+ * and it is rebuilt by decoding.
+ */
+static void torn_by_a_member(u32 p, u32 f, u32 seed)
+{
+	struct ds_proc *leader = cluster_proc(le32_to_cpu(group.members[0]));
+	struct ds_proc *member = cluster_proc(le32_to_cpu(group.members[p]));
+	struct ds_proc *reader = cluster_proc(le32_to_cpu(group.members[1]));
+	struct ds_proc *lost = cluster_proc(le32_to_cpu(group.members[f]));
+	struct cluster_state s = { lost, AIFS_DS_OFFLINE };
+	static u8 data[CHUNK];
+	char spec[64];
+	int err;
+
+	ds_stop(member, SIGTERM);
+	snprintf(spec, sizeof(spec), "ds.write.error:opcode=%d:value=%d:times=1",
+		 AIFS_OP_FRAG_WRITE, ENOSPC);
+	ds_start_failing(member, spec);
+	CHECK(cluster_wait(cluster_in_state,
+			   &(struct cluster_state){ member, AIFS_DS_UP }, WAIT_MS),
+	      "parity member %u not UP again", p);
+	ds_fill(data, CHUNK / 2, seed);
+	do
+		err = ds_ec_write(leader, ino, 0, &group, 0, data, CHUNK / 2);
+	while (err == -ESTALE && !test_server_logged(&member->srv,
+					"fail point ds.write.error fired"));
+	CHECK(err, "a write whose parity member failed was acknowledged");
+	CHECK(test_server_logged(&member->srv, "fail point ds.write.error fired"),
+	      "the parity member's write never failed");
+	ds_stop(lost, SIGKILL);
+	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS),
+	      "fragment %u's server not counted out", f);
+	err = ds_frag_read(reader, AIFS_OP_EC_READ, ino, 0, f, &group, 0, CHUNK,
+			   buf);
+	CHECK(!err && !memcmp(buf, model[0][f], CHUNK),
+	      "fragment %u decoded after a torn write: %s, %s", f,
+	      strerror(-err), memcmp(buf, model[0][f], CHUNK) ? "garbage" :
+								 "its bytes");
+	start_until_up(f, "after a torn write");
+	/* what the refused write left of fragment 0, made known again */
+	CHECK(!write_stripe(0, 0, K * CHUNK, seed + 1), "stripe 0 again");
+	ds_stop(member, SIGTERM);
+	ds_start(member);
+}
+
+/*
  * More than M of a stripe's servers out, one after the other: a write is
  * refused once M are out (EAGAIN: it would leave too few copies of the
  * stripe to tell a member back current from stale) and changes nothing;
@@ -457,6 +510,7 @@ int main(void)
 	kill_write_return(2, 10);
 	kill_write_return(K + 1, 20);
 	back_before_the_leader_knows(3, 30);
+	torn_by_a_member(K + 1, 2, 35);
 	written_while_catching_up(1, 40);
 	more_than_m_out(2, 3, 5, 50);
 	cut_while_out(1, 4, 3, 60);

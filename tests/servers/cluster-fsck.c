@@ -7,7 +7,8 @@
  * nothing, `aifs fsck --repair` repairs them all (exit 1), a third pass
  * is clean (exit 0), aifs-mds --check agrees, and what the repairs did
  * is there: the whole file's bytes, the lost copy back, the orphans'
- * chunks gone, the nameless file in /lost+found.
+ * chunks gone, the nameless file in /lost+found; an EC file's stripe
+ * past its size, cut.
  */
 #include <endian.h>
 #include <lmdb.h>
@@ -48,6 +49,52 @@ static u64 file_with_chunks(const char *name, struct aifs_layout *l, u32 nr,
 	CHECK(!aifs_setattr(cluster_conn, &cluster_cred, &sa, &attr),
 	      "%s: size", name);
 	return ino;
+}
+
+/* An EC file's group (ec=2+1 over the three servers). */
+static struct aifs_ec_group ec_group;
+
+/* "ec": ec=2+1, stripe 0 written, its size one stripe (K chunks). */
+static u64 ec_file(void)
+{
+	static u8 data[2 * DS_TEST_CHUNK];
+	struct aifs_layout want = { .type = AIFS_LAYOUT_EC, .ec_k = 2,
+				    .ec_m = 1 }, l;
+	u64 ino = cluster_create("ec", &l);
+	u32 f;
+
+	want.chunk_size = cpu_to_le32(DS_TEST_CHUNK);
+	want.stripe_count = cpu_to_le16(1);
+	CHECK(!aifs_layout_set(cluster_conn, &cluster_cred, ino, &want, &l),
+	      "ec: the layout");
+	ec_group.chunk_size = l.chunk_size;
+	ec_group.k = 2;
+	ec_group.m = 1;
+	for (f = 0; f < 3; f++)
+		ec_group.members[f] = l.targets[f];
+	ds_fill(data, sizeof(data), 7);
+	CHECK(!ds_ec_write(cluster_proc(le32_to_cpu(l.targets[0])), ino, 0,
+			   &ec_group, 0, data, sizeof(data)), "ec: stripe 0");
+	CHECK(!cluster_truncate(ino, sizeof(data)), "ec: size");
+	return ino;
+}
+
+/* Whether each member holds its fragment of stripe @stripe of @ino. */
+static bool ec_stripe_held(u64 ino, u32 stripe, bool held)
+{
+	static u8 buf[DS_TEST_CHUNK];
+	struct ds_proc *p;
+	bool all = true;
+	int err;
+	u32 f;
+
+	for (f = 0; f < 3; f++) {
+		p = cluster_proc(le32_to_cpu(ec_group.members[f]));
+		err = ds_frag_read(p, AIFS_OP_CHUNK_READ, ino, stripe, f, NULL,
+				   0, sizeof(buf), buf);
+		all &= held ? !err : err == -ENOENT;
+	}
+	return all;
 }
 
 /* What is planted in the tables while the MDS is down. */
@@ -143,9 +190,9 @@ int main(void)
 	struct plant pl = { 0 };
 	struct aifs_entry_rep entry;
 	struct chunk_at lost, stray, past, gone;
-	char path[PATH_MAX], name[32];
+	char path[PATH_MAX], name[48];
 	static char a[DS_TEST_CHUNK], want[DS_TEST_CHUNK];
-	u64 whole, past_ino, version;
+	u64 whole, past_ino, ec, version;
 	u32 i, t;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -157,11 +204,16 @@ int main(void)
 	pl.nameless = file_with_chunks("nameless", &l, 1, DS_TEST_CHUNK);
 	pl.links = file_with_chunks("links", &l, 1, DS_TEST_CHUNK);
 	past_ino = file_with_chunks("past", &past_l, 2, 2 * DS_TEST_CHUNK);
+	ec = ec_file();
 	CHECK(run_fsck("") == 0, "clean before the damage");
 
 	/* 3 chunks written, 2 in the size: the third is past it */
 	CHECK(!cluster_write_chunks(&past_l, past_ino, 3), "past: writes");
 	past = chunk_on(&past_l, 0, past_ino, 2);
+	/* an EC stripe past the size (until 2026-12-05 EC files went unchecked) */
+	ds_fill(a, sizeof(a), 8);
+	CHECK(!ds_ec_write(cluster_proc(le32_to_cpu(ec_group.members[0])), ec,
+			   1, &ec_group, 0, a, sizeof(a)), "ec: stripe 1");
 
 	/* the stores: a copy lost, chunks of no inode */
 	lost = chunk_on(&whole_l, 1, whole, 1);
@@ -186,6 +238,9 @@ int main(void)
 	found("orphan-chunks: inode");
 	found("missing-copy: inode");
 	found("past-size: inode");
+	snprintf(name, sizeof(name), "past-size: inode %llu:",
+		 (unsigned long long)ec);
+	found(name);
 	CHECK(!cluster_chunk_gone(&stray), "fsck without --repair deleted");
 	CHECK(cluster_chunk_gone(&lost), "fsck without --repair copied");
 
@@ -201,6 +256,8 @@ int main(void)
 	}
 	CHECK(cluster_wait(cluster_chunk_gone, &past, WAIT_MS),
 	      "the chunk past the size stays");
+	CHECK(ec_stripe_held(ec, 1, false), "the EC stripe past the size stays");
+	CHECK(ec_stripe_held(ec, 0, true), "the EC stripe in the size went");
 	/* both copies hold what was written (a repair copies a copy) */
 	for (i = 0; i < 3; i++) {
 		ds_fill(want, sizeof(want), whole * 1000 + i);

@@ -218,12 +218,33 @@ static bool server_exited(struct test_server *srv)
 	return true;
 }
 
+/*
+ * The log of the server's last run kept as server.log.N, the first N
+ * free: what a server did before a restart is often what a failure
+ * needs (test_server_logged() reads the current run's only).
+ */
+static void server_log_keep(const char *log)
+{
+	char kept[160];
+	int n;
+
+	for (n = 1; n < 1000; n++) {
+		snprintf(kept, sizeof(kept), "%s.%d", log, n);
+		if (access(kept, F_OK)) {
+			if (rename(log, kept) && errno != ENOENT)
+				perror(kept);
+			return;
+		}
+	}
+}
+
 int test_server_spawn(struct test_server *srv, int timeout_ms)
 {
 	char log[128], cmd[160];
 	int fd, ms;
 
 	snprintf(log, sizeof(log), "%s/server.log", srv->dir);
+	server_log_keep(log);
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
 	if (fd < 0) {
 		perror(log);

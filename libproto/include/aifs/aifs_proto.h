@@ -35,6 +35,7 @@
  *      CHUNK_READ's @layout_gen, LAYOUT_SET's @flags, AIFS_DELETE_ONE,
  *      EC fragments numbered from 1 (AIFS_EC_FRAGMENT),
  *      AIFS_DS_SYNCING, and DS_REGISTER's reply got @grace_ms.
+ *      FRAG_BEHIND (2026-12-05).
  */
 #ifndef AIFS_PROTO_H
 #define AIFS_PROTO_H
@@ -233,6 +234,7 @@ enum aifs_opcode {
 	AIFS_OP_FRAG_WRITE	= 78,	/* leader -> DS: a fragment's new bytes */
 	AIFS_OP_EC_ARCHIVE	= 79,	/* MDS -> DS: a stripe from the chunks */
 	AIFS_OP_EC_VERIFY	= 80,	/* DS -> DS: a stripe's parity checked */
+	AIFS_OP_FRAG_BEHIND	= 81,	/* leader -> DS: a fragment missed a write */
 };
 
 /* Who is connecting, in HELLO. */
@@ -1350,6 +1352,25 @@ struct aifs_chunk_delete_req {
 };
 
 #define AIFS_CHUNK_DELETE_REQ_SIZE 40
+
+/**
+ * struct aifs_frag_behind_req - FRAG_BEHIND (an EC stripe's leader -> a
+ * member); empty reply
+ * @id:         the fragment, of a stripe whose other members took a write
+ *              this member failed (it answered the FRAG_WRITE an error)
+ * @chunk_size: the layout's
+ *
+ * The member marks its fragment stale, durably (created so if it has
+ * none): it serves it to no reader and no decoder until it is rebuilt by
+ * decoding, for its bytes disagree with the stripe's parity.
+ */
+struct aifs_frag_behind_req {
+	struct aifs_chunk_id id;
+	__le32 chunk_size;
+	__le32 reserved;
+};
+
+#define AIFS_FRAG_BEHIND_REQ_SIZE 40
 
 /**
  * struct aifs_chunk_checksum_req - CHUNK_CHECKSUM

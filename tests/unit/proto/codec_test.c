@@ -7,7 +7,7 @@
 #include "samples.h"
 #include "test.h"
 
-#define NR_KNOWN_OPS	47
+#define NR_KNOWN_OPS	48
 
 static u8 *buf, *buf2;
 static union {
@@ -229,6 +229,10 @@ static void test_ec_checks(void)
 		     m->source.target_count = 0, -EINVAL);
 	EXPECT_FIXED(AIFS_OP_EC_ARCHIVE, false, struct aifs_ec_archive_req,
 		     m->id.fragment = cpu_to_le16(1), -EINVAL);
+	EXPECT_FIXED(AIFS_OP_FRAG_BEHIND, false, struct aifs_frag_behind_req,
+		     m->id.fragment = 0, -EINVAL);
+	EXPECT_FIXED(AIFS_OP_FRAG_BEHIND, false, struct aifs_frag_behind_req,
+		     m->chunk_size = cpu_to_le32(3), -EINVAL);
 	EXPECT_FIXED(AIFS_OP_EC_VERIFY, false, struct aifs_ec_verify_req,
 		     m->flags = cpu_to_le32(2), -EINVAL);
 	EXPECT_FIXED(AIFS_OP_EC_VERIFY, false, struct aifs_ec_verify_req,
