@@ -550,11 +550,28 @@ static void drain_urgent_job(struct mds_drainer *d, u64 num)
 				 missed.ids[m]);
 }
 
+/* Whether inode @ino is still there (a job of a file since deleted is not). */
+static bool drain_inode_lives(struct mds *mds, u64 ino)
+{
+	struct mds_inode inode;
+	struct mds_txn t;
+	bool lives;
+
+	if (mds_read_begin(mds, &t))
+		return true;
+	lives = mds_inode_get(&t, ino, &inode) != -ENOENT;
+	mds_read_end(&t);
+	return lives;
+}
+
 /*
  * Every truncation still queued for data server @id, oldest first, on it
  * (@conn): a server back makes the cuts it missed before it catches up
  * (recovery.c), rather than when the drainer, maybe in a long back-off
- * from it, gets there.  0 once done, else why not.
+ * from it, gets there.  Not those of files deleted since: their delete
+ * follows, and may have gone first (with the server's count of the
+ * file's truncations, so that the cut would wait for ever).  0 once
+ * done, else why not.
  */
 int mds_drain_cuts_on(struct mds *mds, u32 id, struct aifs_conn *conn)
 {
@@ -566,7 +583,8 @@ int mds_drain_cuts_on(struct mds *mds, u32 id, struct aifs_conn *conn)
 	do {
 		n = drain_scan(mds, from, UINT64_MAX, 0, jobs, nums);
 		for (i = 0; i < n && !err; i++) {
-			if (!jobs[i].fence || jobs[i].flags & CHUNKQ_ARCHIVED)
+			if (!jobs[i].fence || jobs[i].flags & CHUNKQ_ARCHIVED ||
+			    !drain_inode_lives(mds, jobs[i].ino))
 				continue;	/* a file gone, a layout gone */
 			for (t = 0; t < le16_to_cpu(jobs[i].layout.target_count) &&
 				    t < AIFS_LAYOUT_MAX_TARGETS && !err; t++)
