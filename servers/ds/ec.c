@@ -329,12 +329,12 @@ static void ds_frag_io_run(struct ds_frag_io *io)
 		io->refused = io->err;
 	} else if (io->write) {
 		io->err = ds_frag_write_peer(io);
-	}
-	else
+	} else {
 		io->err = local ?
 			  ds_frag_read_local(s->ds, &id, io->offset, io->len,
 					     io->buf, &io->version) :
 			  ds_frag_read_peer(io);
+	}
 }
 
 static void *ds_frag_io_thread(void *arg)
