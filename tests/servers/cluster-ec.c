@@ -196,6 +196,12 @@ static void wait_map_known(struct ds_proc *p)
 	      (unsigned long long)w.epoch);
 }
 
+static bool map_frozen(void *arg)
+{
+	return test_server_logged(&((struct ds_proc *)arg)->srv,
+				  "fail point ds.map.freeze fired");
+}
+
 /*
  * The server of fragment @f dies, is counted out, and comes back (UP,
  * its fragments rebuilt) while the leader's map still counts it out
@@ -220,10 +226,11 @@ static void back_before_the_leader_knows(u32 f, u32 seed)
 	s.state = AIFS_DS_UP;
 	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS),
 	      "fragment %u's server not UP again", f);
+	/* the leader heard of the new epoch, and did not fetch it */
+	CHECK(cluster_wait(map_frozen, leader, WAIT_MS),
+	      "the leader's map did not lag");
 	err = write_stripe(0, 0, K * CHUNK, seed);
 	CHECK(!err, "write while the leader's map lags: %d", err);
-	CHECK(test_server_logged(&leader->srv, "fail point ds.map.freeze fired"),
-	      "the leader's map did not lag");
 	check_fragment(f, "back before the leader's map said so");
 	ds_stop(leader, SIGTERM);
 	ds_start(leader);
