@@ -196,12 +196,6 @@ static void wait_map_known(struct ds_proc *p)
 	      (unsigned long long)w.epoch);
 }
 
-static bool map_frozen(void *arg)
-{
-	return test_server_logged(&((struct ds_proc *)arg)->srv,
-				  "fail point ds.map.freeze fired");
-}
-
 /*
  * The server of fragment @f dies, is counted out, and comes back (UP,
  * its fragments rebuilt) while the leader's map still counts it out
@@ -227,19 +221,15 @@ static void back_before_the_leader_knows(u32 f, u32 seed)
 	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS),
 	      "fragment %u's server not UP again", f);
 	/* the leader heard of the new epoch, and did not fetch it */
-	CHECK(cluster_wait(map_frozen, leader, WAIT_MS),
+	CHECK(cluster_wait(cluster_fired,
+			   &(struct cluster_fail){ leader, "ds.map.freeze" },
+			   WAIT_MS),
 	      "the leader's map did not lag");
 	err = write_stripe(0, 0, K * CHUNK, seed);
 	CHECK(!err, "write while the leader's map lags: %d", err);
 	check_fragment(f, "back before the leader's map said so");
 	ds_stop(leader, SIGTERM);
 	ds_start(leader);
-}
-
-static bool leader_delayed(void *arg)
-{
-	return test_server_logged(&((struct ds_proc *)arg)->srv,
-				  "fail point request.delay fired");
 }
 
 /*
@@ -270,7 +260,9 @@ static void written_while_catching_up(u32 f, u32 seed)
 	err = write_stripe(0, 0, K * CHUNK, seed);
 	CHECK(!err, "write with fragment %u's server dead: %d", f, err);
 	ds_start(p);
-	CHECK(cluster_wait(leader_delayed, leader, WAIT_MS),
+	CHECK(cluster_wait(cluster_fired,
+			   &(struct cluster_fail){ leader, "request.delay" },
+			   WAIT_MS),
 	      "the rebuild's EC_READ never reached the leader");
 	err = write_stripe(0, CHUNK / 4, CHUNK, seed + 1);
 	CHECK(!err, "write during the rebuild: %d", err);
@@ -473,7 +465,9 @@ static void fenced_write(void)
 		 AIFS_OP_EC_WRITE);
 	ds_start_failing(w.leader, spec);
 	CHECK(!pthread_create(&w.thread, NULL, held_ec_write, &w), "thread");
-	CHECK(cluster_wait(cluster_write_paused, w.leader, WAIT_MS),
+	CHECK(cluster_wait(cluster_fired,
+			   &(struct cluster_fail){ w.leader, "ds.write.pause" },
+			   WAIT_MS),
 	      "the EC write never reached the pause");
 	err = cluster_fence(w.leader, w.ino, gen + 1);
 	CHECK(!err, "the fence: %s", strerror(-err));

@@ -292,11 +292,13 @@ bool cluster_map_stays(int ms)
 	return true;
 }
 
-bool cluster_write_paused(void *arg)
+bool cluster_fired(void *arg)
 {
-	struct ds_proc *p = arg;
+	const struct cluster_fail *f = arg;
+	char line[96];
 
-	return test_server_logged(&p->srv, "fail point ds.write.pause fired");
+	snprintf(line, sizeof(line), "fail point %s fired", f->point);
+	return test_server_logged(&f->p->srv, line);
 }
 
 int cluster_fence(struct ds_proc *p, u64 ino, u32 gen)

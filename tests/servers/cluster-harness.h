@@ -83,8 +83,14 @@ struct chunk_at {
 /* Is @arg's chunk absent (no data file)?  A cluster_wait() cond. */
 bool cluster_chunk_gone(void *arg);
 
-/* Has @arg's server held a write (ds.write.pause)?  A cluster_wait() cond. */
-bool cluster_write_paused(void *arg);
+/* A server and one of its fail points, for cluster_fired(). */
+struct cluster_fail {
+	struct ds_proc *p;
+	const char *point;	/* "ds.write.pause" */
+};
+
+/* Has @arg's fail point fired on its server?  A cluster_wait() cond. */
+bool cluster_fired(void *arg);
 
 /*
  * The fence of a rebuild (CHUNK_SYNC FENCE of @ino's layout at generation

@@ -509,7 +509,9 @@ static void check_fenced_write(char *image, char *buf)
 		.gen = le32_to_cpu(l.generation), .image = image,
 	};
 	CHECK(!pthread_create(&w.thread, NULL, held_write, &w), "thread");
-	CHECK(cluster_wait(cluster_write_paused, p[0], WAIT_MS),
+	CHECK(cluster_wait(cluster_fired,
+			   &(struct cluster_fail){ p[0], "ds.write.pause" },
+			   WAIT_MS),
 	      "the write never reached the pause");
 	err = cluster_fence(p[0], ino, w.gen + 1);
 	CHECK(!err, "the fence: %s", strerror(-err));
@@ -615,13 +617,6 @@ static void check_other_bytes(char *image, char *buf)
 }
 
 /* Has @arg's server held a request (request.delay)?  A cluster_wait() cond. */
-static bool request_delayed(void *arg)
-{
-	struct ds_proc *p = arg;
-
-	return test_server_logged(&p->srv, "fail point request.delay fired");
-}
-
 /*
  * A primary whose lease runs out while it forwards a write (the replica
  * holds the forward, request.delay; the primary is stopped until the MDS
@@ -651,7 +646,9 @@ static void check_lease_lost(char *image, char *buf)
 		.gen = le32_to_cpu(l.generation), .image = image,
 	};
 	CHECK(!pthread_create(&w.thread, NULL, held_write, &w), "thread");
-	CHECK(cluster_wait(request_delayed, p[1], WAIT_MS),
+	CHECK(cluster_wait(cluster_fired,
+			   &(struct cluster_fail){ p[1], "request.delay" },
+			   WAIT_MS),
 	      "the forward never reached the replica");
 	kill(p[0]->srv.pid, SIGSTOP);
 	state = (struct cluster_state){ p[0], AIFS_DS_OFFLINE };

@@ -223,13 +223,6 @@ static int cut_on(struct ds_proc *p, u64 ino, u32 fence,
 }
 
 /* Has @arg's server paused a pull (ds.resync.pause)?  A cluster_wait() cond. */
-static bool pull_paused(void *arg)
-{
-	const struct ds_proc *p = arg;
-
-	return test_server_logged(&p->srv, "fail point ds.resync.pause fired");
-}
-
 /*
  * A cut that comes while the copy it is for is pulled from its peer.  The
  * replica, away, missed truncation 1 of a file (made on the primary by
@@ -258,7 +251,9 @@ static void check_cut_while_pulled(char *old, char *new, char *buf)
 			NULL), "write at the new size");
 
 	ds_start_failing(replica, "ds.resync.pause:value=10000");
-	CHECK(cluster_wait(pull_paused, replica, WAIT_MS),
+	CHECK(cluster_wait(cluster_fired,
+			   &(struct cluster_fail){ replica, "ds.resync.pause" },
+			   WAIT_MS),
 	      "the returning replica never pulled chunk 0");
 	rep = (struct aifs_chunk_rep){ 0 };
 	err = cut_on(replica, ino, 1, &rep);
@@ -347,13 +342,6 @@ static void check_recreated(char *old, char *new, char *buf)
 }
 
 /* Has @arg's server failed a cut (ds.write.error)?  A cluster_wait() cond. */
-static bool replica_cut_failed(void *arg)
-{
-	struct ds_proc *p = arg;
-
-	return test_server_logged(&p->srv, "fail point ds.write.error fired");
-}
-
 /*
  * A replica that fails the cut (ds.write.error on its first
  * CHUNK_TRUNCATE) while it serves: SETATTR must not answer while it
@@ -380,7 +368,9 @@ static void check_failed_cut(char *old, char *buf)
 	truncate_to(ino, CUT);
 	check_chunk0(replica, "the replica that failed the cut", ino, old,
 		     NULL, buf);
-	CHECK(cluster_wait(replica_cut_failed, replica, WAIT_MS),
+	CHECK(cluster_wait(cluster_fired,
+			   &(struct cluster_fail){ replica, "ds.write.error" },
+			   WAIT_MS),
 	      "the replica's cut never failed");
 }
 
