@@ -318,7 +318,7 @@ enum ds_resync_why {
 void ds_resync_queue(struct ds *ds, const struct ds_chunk *c,
 		     enum ds_resync_why why);
 void ds_resync_request(struct ds *ds, const struct aifs_chunk_id *id,
-		       u32 chunk_size, u64 min_version, u32 fence,
+		       u32 chunk_size, u64 min_version, u64 seen, u32 fence,
 		       const u32 *peers, u32 nr_peers);
 void ds_resync_counts(struct ds *ds, u64 *resynced, u64 *failed);
 u64 ds_resync_queued(struct ds *ds);

@@ -55,6 +55,9 @@ struct ds_resync_job {
 				 * which this pull ends (ds_resync_settle()) */
 	bool mark;		/* damaged: mark it stale first */
 	bool exact;		/* a sync: the group's copy, even if older */
+	u64 seen;		/* a sync: the version of ours it compared
+				 * (0: none), which alone the group's may
+				 * replace with an older one */
 	bool held;		/* no source last time: tried again at @due */
 	u64 due;		/* aifs_now_ms() */
 	u32 tries;
@@ -189,7 +192,10 @@ static void ds_resync_add(struct ds *ds, const struct ds_resync_job *tmpl)
 		if (same->min_version > tmpl->min_version)
 			same->min_version = tmpl->min_version;
 		same->mark |= tmpl->mark;
-		same->exact |= tmpl->exact;
+		if (tmpl->exact) {
+			same->exact = true;
+			same->seen = tmpl->seen;
+		}
 	}
 	if (rs->stop || rs->nr >= DS_RESYNC_QUEUE_MAX || same) {
 		free(job);
@@ -241,12 +247,13 @@ void ds_resync_queue(struct ds *ds, const struct ds_chunk *c,
 }
 
 void ds_resync_request(struct ds *ds, const struct aifs_chunk_id *id,
-		       u32 chunk_size, u64 min_version, u32 fence,
+		       u32 chunk_size, u64 min_version, u64 seen, u32 fence,
 		       const u32 *peers, u32 nr_peers)
 {
 	struct ds_resync_job job = {
 		.id = *id, .chunk_size = chunk_size,
 		.min_version = min_version, .fence = fence, .exact = true,
+		.seen = seen,
 		.nr_peers = nr_peers < DS_MAX_PEERS ? nr_peers : DS_MAX_PEERS,
 	};
 
@@ -292,7 +299,9 @@ struct ds_resync_end {
  * by one with the newest version a forward brought (which this copy
  * answered ESTALE, not holding it; else -EAGAIN: the pass starts over),
  * a whole copy never by an older one, unless a sync asks for the group's
- * copy as it is.
+ * copy as it is over ours as it compared it.  A forward ours took since
+ * (the pass read the peer before it) is a write acknowledged or to be:
+ * the pass starts over.
  */
 static int ds_resync_takes(const struct ds_resync_job *job,
 			   const struct ds_meta *m,
@@ -302,7 +311,8 @@ static int ds_resync_takes(const struct ds_resync_job *job,
 		return end->version >= job->min_version ? 0 : -EAGAIN;
 	if (m->flags & DS_META_STALE)
 		return end->version >= m->want ? 0 : -EAGAIN;
-	return end->version >= m->version || job->exact ? 0 : -EAGAIN;
+	return end->version >= m->version ||
+	       (job->exact && m->version == job->seen) ? 0 : -EAGAIN;
 }
 
 /*

@@ -11,12 +11,17 @@
  *      unleased peer answers ESTALE and the next is asked);
  *   2. a chunk the peer holds is compared (version, length, CRCs) and,
  *      where it differs or is missing here, pulled through the resync
- *      queue (resync.c), which we wait for;
+ *      queue (resync.c), which we wait for: the peer's copy replaces
+ *      ours even if older, but only ours as compared, never one a
+ *      forward moved on since (the pull read the peer before it);
  *   3. a chunk only we hold stays, unless the peer has done truncations
  *      of the inode that we have not (it was cut while we were away):
  *      it goes.  Listing ours first means a chunk a write made meanwhile
  *      is on the peer (a primary writes before it forwards), and is never
- *      taken for one of those;
+ *      taken for one of those; one written again after the peer was
+ *      listed reached us as a gap, and our copy, stale, waits for a
+ *      version created under the cut: it stays (ds_chunk_delete() with
+ *      the peer's fence), and its pull fills it;
  *   4. once the inode is done, we take the peers' truncation count, so
  *      that cuts the MDS still has queued for us do not cut again what
  *      was written after them.
@@ -419,7 +424,7 @@ static int sync_item(struct sync_call *s, const struct sync_item *it)
 		if (it->group->fence <= s->fence)
 			return 0;
 		s->rep.deleted = cpu_to_le32(le32_to_cpu(s->rep.deleted) + 1);
-		return ds_chunk_delete(s->ds, &id, 0, 0);
+		return ds_chunk_delete(s->ds, &id, 0, it->group->fence);
 	}
 	if (le16_to_cpu(it->theirs->flags) & AIFS_CHUNK_STALE)
 		return sync_newer_here(it) ? 0 : -EAGAIN;
@@ -427,7 +432,8 @@ static int sync_item(struct sync_call *s, const struct sync_item *it)
 		return 0;
 	version = le64_to_cpu(it->theirs->version);
 	ds_resync_request(s->ds, &id, le32_to_cpu(s->req->layout.chunk_size),
-			  version, it->group->fence, it->group->peers,
+			  version, it->ours ? le64_to_cpu(it->ours->version) : 0,
+			  it->group->fence, it->group->peers,
 			  it->group->nr_peers);
 	ds_resync_wait(s->ds, &id);
 	if (!sync_caught_up(s, it->index, version))

@@ -469,7 +469,7 @@ static void fenced_write(void)
 			   &(struct cluster_fail){ w.leader, "ds.write.pause" },
 			   WAIT_MS),
 	      "the EC write never reached the pause");
-	err = cluster_fence(w.leader, w.ino, gen + 1);
+	err = cluster_sync(w.leader, w.ino, AIFS_CHUNK_SYNC_FENCE, gen + 1);
 	CHECK(!err, "the fence: %s", strerror(-err));
 	pthread_join(w.thread, NULL);
 	CHECK(w.err == -EREMCHG,

@@ -301,12 +301,12 @@ bool cluster_fired(void *arg)
 	return test_server_logged(&f->p->srv, line);
 }
 
-int cluster_fence(struct ds_proc *p, u64 ino, u32 gen)
+int cluster_sync(struct ds_proc *p, u64 ino, u32 flags, u32 gen)
 {
 	struct ds_proc other = *p;
 	struct aifs_chunk_sync_req req = {
-		.max = cpu_to_le32(1),
-		.flags = cpu_to_le32(AIFS_CHUNK_SYNC_FENCE),
+		.max = cpu_to_le32(flags ? 1 : AIFS_CHUNK_LIST_MAX),
+		.flags = cpu_to_le32(flags),
 	};
 	u8 msg[AIFS_CHUNK_SYNC_REQ_SIZE];
 	struct aifs_reply reply;
@@ -314,7 +314,8 @@ int cluster_fence(struct ds_proc *p, u64 ino, u32 gen)
 
 	if (aifs_layout_get(cluster_conn, &cluster_cred, ino, &req.layout))
 		return -EIO;
-	req.layout.generation = cpu_to_le32(gen);
+	if (gen)
+		req.layout.generation = cpu_to_le32(gen);
 	ds_chunk_id(&req.id, ino, 0);
 	n = aifs_encode_chunk_sync_req(msg, sizeof(msg), &req, NULL);
 	if (n < 0)

@@ -93,11 +93,12 @@ struct cluster_fail {
 bool cluster_fired(void *arg);
 
 /*
- * The fence of a rebuild (CHUNK_SYNC FENCE of @ino's layout at generation
- * @gen) sent to @p as the MDS would, on a connection of its own (@p's may
- * wait on a write): 0 or -errno.
+ * CHUNK_SYNC of @ino with @flags and its layout (at generation @gen; 0:
+ * its own) sent to @p as the MDS would, on a connection of its own (@p's
+ * may wait on a write): 0 or -errno.  AIFS_CHUNK_SYNC_FENCE is a
+ * rebuild's fence; no flags, a catch-up of @p's copies from their groups.
  */
-int cluster_fence(struct ds_proc *p, u64 ino, u32 gen);
+int cluster_sync(struct ds_proc *p, u64 ino, u32 flags, u32 gen);
 
 /*
  * Chunk @index of @ino, DS_TEST_CHUNK bytes, from @p into @buf, tried

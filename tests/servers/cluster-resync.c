@@ -49,6 +49,12 @@
  *    give its copy up for the primary's: the primary takes the
  *    replica's, and the write acknowledged is on both over the old bytes
  *    (issue 29, defect 6: a lost chunk).
+ * 10. A catch-up (CHUNK_SYNC) takes its group's copy of a chunk even if
+ *    older than its own (which may hold a write never acknowledged), but
+ *    only over its copy as it compared it: forwards the copy took while
+ *    the pull ran are acknowledged writes, not undone by what was pulled
+ *    before them (the nemesis found it: replicas seed 5 read writes
+ *    acknowledged during a server's catch-up back as zeros).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -63,6 +69,8 @@
 #define FLIP_AT		70000	/* in the second checksum block */
 #define GAP_BYTES	4096	/* of a forward straight to a replica */
 #define PAUSE_MS	3000	/* ds.write.pause: a write held once applied */
+/* the first version of a chunk created under its inode's first cut */
+#define REBORN		((1ULL << 32) + 1)
 
 /* The resync tally of @p (DS_SCRUB): attempts ended, made whole or not. */
 static u64 resync_ended(struct ds_proc *p)
@@ -312,13 +320,13 @@ static void check_swap_recovery(char *image, char *buf)
 }
 
 /*
- * A CHUNK_FORWARD of @version of chunk 0 of @ino straight to @replica,
+ * A CHUNK_FORWARD of @version of chunk @index of @ino straight to @replica,
  * naming @primary as its group, as a primary that crashed mid-stream (or
  * a hostile one) would leave it: GAP_BYTES of @data (NULL: zeros) at
  * offset 0.  Its status.
  */
-static int forward_raw(struct ds_proc *replica, u64 ino, u64 version,
-		       u32 primary, const char *data)
+static int forward_raw(struct ds_proc *replica, u64 ino, u32 index,
+		       u64 version, u32 primary, const char *data)
 {
 	static u8 msg[AIFS_CHUNK_WRITE_REQ_SIZE + GAP_BYTES];
 	struct aifs_chunk_write_req req = {
@@ -332,7 +340,7 @@ static int forward_raw(struct ds_proc *replica, u64 ino, u64 version,
 	struct aifs_reply reply;
 	int n, err;
 
-	ds_chunk_id(&req.id, ino, 0);
+	ds_chunk_id(&req.id, ino, index);
 	if (data)
 		memcpy(msg + AIFS_CHUNK_WRITE_REQ_SIZE, data, GAP_BYTES);
 	else
@@ -348,17 +356,18 @@ static int forward_raw(struct ds_proc *replica, u64 ino, u64 version,
 }
 
 /*
- * Chunk 0 of @ino through @primary as @image with a layout of generation
- * @gen, tried again while refused as the kernel's client does (EAGAIN;
- * ESTALE: it goes round again), for up to WAIT_MS: 0 or the last error.
+ * Chunk @index of @ino through @primary as @image with a layout of
+ * generation @gen, tried again while refused as the kernel's client does
+ * (EAGAIN; ESTALE: it goes round again), for up to WAIT_MS: 0 or the
+ * last error.
  */
-static int write_until_taken(struct ds_proc *primary, u64 ino, u32 replica,
-			     const char *image, u32 gen)
+static int write_until_taken(struct ds_proc *primary, u64 ino, u32 index,
+			     u32 replica, const char *image, u32 gen)
 {
 	u64 until = aifs_now_ms() + WAIT_MS;
 	int err, refused = 0;
 
-	while (((err = ds_write_gen(primary, ino, 0, image, DS_TEST_CHUNK,
+	while (((err = ds_write_gen(primary, ino, index, image, DS_TEST_CHUNK,
 				    &replica, 1, gen)) == -EAGAIN ||
 		err == -ESTALE) && aifs_now_ms() < until) {
 		refused++;
@@ -432,7 +441,7 @@ static void check_behind_replica(char *image, char *buf)
 	CHECK(!ds_write(p[0], ino, 0, 0, image, DS_TEST_CHUNK, NULL, 0, NULL),
 	      "a write to the primary alone");
 	/* the replica needs version + 3, which no copy has */
-	err = forward_raw(p[1], ino, version + 3, p[0]->id, NULL);
+	err = forward_raw(p[1], ino, 0, version + 3, p[0]->id, NULL);
 	CHECK(err == -ESTALE, "a forward past a gap: %s, not ESTALE",
 	      strerror(-err));
 	ds_fill(image, DS_TEST_CHUNK, 4242);
@@ -440,7 +449,7 @@ static void check_behind_replica(char *image, char *buf)
 		       &acked);
 	CHECK(err, "a write acknowledged (version %llu) while the replica is behind, pulling",
 	      (unsigned long long)acked);
-	err = write_until_taken(p[0], ino, replica, image, 0);
+	err = write_until_taken(p[0], ino, 0, replica, image, 0);
 	CHECK(!err, "a write once the replica can catch up: %s",
 	      strerror(-err));
 	check_same(p, "acknowledged after a gap", ino, image, buf);
@@ -513,13 +522,14 @@ static void check_fenced_write(char *image, char *buf)
 			   &(struct cluster_fail){ p[0], "ds.write.pause" },
 			   WAIT_MS),
 	      "the write never reached the pause");
-	err = cluster_fence(p[0], ino, w.gen + 1);
+	err = cluster_sync(p[0], ino, AIFS_CHUNK_SYNC_FENCE, w.gen + 1);
 	CHECK(!err, "the fence: %s", strerror(-err));
 	pthread_join(w.thread, NULL);
 	CHECK(w.err == -EREMCHG, "a write fenced once applied: %s, not EREMCHG",
 	      strerror(-w.err));
 	check_same(p, "fenced once applied", ino, image, buf);
-	err = write_until_taken(p[0], ino, w.replica, image, w.gen + 1);
+	err = write_until_taken(p[0], ino, 0, w.replica, image,
+				w.gen + 1);
 	CHECK(!err, "the write again with the new layout: %s",
 	      strerror(-err));
 	check_same(p, "written again with the new layout", ino, image, buf);
@@ -590,9 +600,9 @@ static void check_other_bytes(char *image, char *buf)
 	int err;
 
 	ino = file_of_one_chunk("other-bytes", p, image, buf, &version);
-	err = forward_raw(p[1], ino, version, p[0]->id, image);
+	err = forward_raw(p[1], ino, 0, version, p[0]->id, image);
 	CHECK(!err, "a retry of the version held: %s", strerror(-err));
-	err = forward_raw(p[1], ino, version, p[0]->id, NULL);
+	err = forward_raw(p[1], ino, 0, version, p[0]->id, NULL);
 	CHECK(err == -EEXIST,
 	      "other bytes at the version held: %s, not EEXIST",
 	      strerror(-err));
@@ -606,7 +616,7 @@ static void check_other_bytes(char *image, char *buf)
 	kill(cluster_mds.srv.pid, SIGSTOP);
 	CHECK(cluster_wait(copy_stale, &(struct whole){ p[1], ino, image, buf },
 			   WAIT_MS), "the replica serves with the MDS stopped");
-	err = forward_raw(p[1], ino, version, p[0]->id, NULL);
+	err = forward_raw(p[1], ino, 0, version, p[0]->id, NULL);
 	kill(cluster_mds.srv.pid, SIGCONT);
 	CHECK(err == -ESTALE,
 	      "other bytes at the version held, the replica serving nothing: %s, not ESTALE",
@@ -705,6 +715,137 @@ static void check_lost_primary(char *image, char *buf)
 			       image, buf);
 }
 
+/* A catch-up of a server's copies of an inode (CHUNK_SYNC), on a thread. */
+struct catch_up {
+	struct ds_proc *p;
+	u64 ino;
+	pthread_t thread;
+	int err;
+};
+
+static void *catch_up(void *arg)
+{
+	struct catch_up *c = arg;
+
+	c->err = cluster_sync(c->p, c->ino, 0, 0);
+	return NULL;
+}
+
+/* Does @arg's server serve @arg->image as the first GAP_BYTES of chunk 1? */
+static bool serves_gap_bytes(void *arg)
+{
+	struct whole *w = arg;
+	u32 len = 0;
+
+	return !ds_read(w->p, w->ino, 1, 0, DS_TEST_CHUNK, 0, w->buf, &len,
+			NULL) && len == GAP_BYTES &&
+	       !memcmp(w->buf, w->image, len);
+}
+
+/*
+ * A cut the replica missed (chunk 1 deleted on the primary only, as the
+ * first truncation of the file), and chunk 1 written again during the
+ * replica's catch-up, after it listed the primary's chunks and before it
+ * deleted those the primary had cut (held in between by the pull of
+ * chunk 0, ds.resync.pause): the write reaches the replica as a gap (its
+ * old copy stale, wanting the new incarnation), and that copy stays, to
+ * be pulled, not deleted with the cut incarnation's bytes.
+ */
+static void check_cut_overtaken(char *image, char *buf)
+{
+	struct aifs_chunk_delete_req cut = {
+		.fence = cpu_to_le32(1),
+	};
+	struct aifs_reply reply = { 0 };
+	struct ds_proc *p[2];
+	struct cluster_state up;
+	struct cluster_fail paused;
+	struct catch_up c;
+	u64 ino, version;
+	int err;
+
+	ino = file_of_one_chunk("cut-overtaken", p, image, buf, &version);
+	CHECK(!write_until_taken(p[0], ino, 1, p[1]->id, image, 0), "chunk 1");
+	ds_stop(p[1], SIGTERM);
+	ds_start_failing(p[1], "ds.resync.pause:value=3000:times=0");
+	up = (struct cluster_state){ p[1], AIFS_DS_UP };
+	CHECK(cluster_wait(cluster_in_state, &up, WAIT_MS),
+	      "the restarted replica is not UP");
+	paused = (struct cluster_fail){ p[1], "ds.resync.pause" };
+	CHECK(!cluster_fired(&paused), "the replica pulled on its return");
+	/* the primary a version ahead on chunk 0, and chunk 1 cut there */
+	ds_fill(image, GAP_BYTES, 9191);
+	err = forward_raw(p[0], ino, 0, version + 1, p[1]->id, image);
+	CHECK(!err, "the primary's next version: %s", strerror(-err));
+	ds_chunk_id(&cut.id, ino, 1);
+	err = ds_request(p[0], AIFS_OP_CHUNK_DELETE, &cut, sizeof(cut),
+			 &reply);
+	CHECK(!err && !reply.status, "the cut of chunk 1: %d, status %u",
+	      err, reply.status);
+	aifs_reply_free(&reply);
+	c = (struct catch_up){ .p = p[1], .ino = ino };
+	CHECK(!pthread_create(&c.thread, NULL, catch_up, &c), "thread");
+	CHECK(cluster_wait(cluster_fired, &paused, WAIT_MS),
+	      "the catch-up pulled nothing");
+	/* chunk 1 again, under the cut: created on the primary, a gap here */
+	ds_fill(image, GAP_BYTES, 9292);
+	err = forward_raw(p[0], ino, 1, REBORN, p[1]->id, image);
+	CHECK(!err, "chunk 1 created again: %s", strerror(-err));
+	err = forward_raw(p[1], ino, 1, REBORN, p[0]->id, image);
+	CHECK(err == -ESTALE, "the replica's old chunk 1 took the new: %s",
+	      strerror(-err));
+	pthread_join(c.thread, NULL);
+	CHECK(!c.err, "the catch-up: %s", strerror(-c.err));
+	CHECK(cluster_wait(serves_gap_bytes,
+			   &(struct whole){ p[1], ino, image, buf }, WAIT_MS),
+	      "the replica does not serve chunk 1 written in its catch-up");
+}
+
+/*
+ * Forwards applied while a catch-up pulls the chunk (held once the
+ * peer's bytes are in, ds.resync.pause) are not undone by the older
+ * copy it pulled before them.
+ */
+static void check_sync_overtaken(char *image, char *buf)
+{
+	struct ds_proc *p[2];
+	struct cluster_state up;
+	struct cluster_fail paused;
+	struct catch_up c;
+	u64 ino, version;
+	int err;
+
+	ino = file_of_one_chunk("sync-overtaken", p, image, buf, &version);
+	ds_stop(p[1], SIGTERM);
+	ds_start_failing(p[1], "ds.resync.pause:value=3000:times=0");
+	up = (struct cluster_state){ p[1], AIFS_DS_UP };
+	CHECK(cluster_wait(cluster_in_state, &up, WAIT_MS),
+	      "the restarted replica is not UP");
+	paused = (struct cluster_fail){ p[1], "ds.resync.pause" };
+	CHECK(!cluster_fired(&paused), "the replica pulled on its return");
+	/* the primary a version ahead: the catch-up pulls that version */
+	ds_fill(image, GAP_BYTES, 7171);
+	err = forward_raw(p[0], ino, 0, version + 1, p[1]->id, image);
+	CHECK(!err, "the primary's next version: %s", strerror(-err));
+	c = (struct catch_up){ .p = p[1], .ino = ino };
+	CHECK(!pthread_create(&c.thread, NULL, catch_up, &c), "thread");
+	CHECK(cluster_wait(cluster_fired, &paused, WAIT_MS),
+	      "the catch-up pulled nothing");
+	/* meanwhile that version and the next reach the replica */
+	err = forward_raw(p[1], ino, 0, version + 1, p[0]->id, image);
+	CHECK(!err, "the forward of the version pulled: %s", strerror(-err));
+	ds_fill(image, GAP_BYTES, 7272);
+	err = forward_raw(p[0], ino, 0, version + 2, p[1]->id, image) ?:
+	      forward_raw(p[1], ino, 0, version + 2, p[0]->id, image);
+	CHECK(!err, "the version after it: %s", strerror(-err));
+	pthread_join(c.thread, NULL);
+	CHECK(!c.err, "the catch-up: %s", strerror(-c.err));
+	check_serves(p[1], "caught up while forwards came", ino, image,
+		     version + 2, buf);
+	check_serves(p[0], "the primary, forwards in a catch-up", ino, image,
+		     version + 2, buf);
+}
+
 int main(void)
 {
 	static char image[DS_TEST_CHUNK], buf[DS_TEST_CHUNK];
@@ -720,5 +861,7 @@ int main(void)
 	check_other_bytes(image, buf);
 	check_lease_lost(image, buf);
 	check_lost_primary(image, buf);
+	check_cut_overtaken(image, buf);
+	check_sync_overtaken(image, buf);
 	return test_result();
 }
