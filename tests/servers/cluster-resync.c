@@ -191,15 +191,19 @@ struct whole {
 	char *buf;
 };
 
+/* Does @w's server serve the first @size bytes of @w->image as chunk @index? */
+static bool serves_bytes(const struct whole *w, u32 index, u32 size)
+{
+	u32 len = 0;
+
+	return !ds_read(w->p, w->ino, index, 0, DS_TEST_CHUNK, 0, w->buf, &len,
+			NULL) && len == size && !memcmp(w->buf, w->image, len);
+}
+
 /* Does @arg's server serve its chunk 0 whole?  A cluster_wait() cond. */
 static bool serves_whole(void *arg)
 {
-	struct whole *w = arg;
-	u32 len = 0;
-
-	return !ds_read(w->p, w->ino, 0, 0, DS_TEST_CHUNK, 0, w->buf, &len,
-			NULL) && len == DS_TEST_CHUNK &&
-	       !memcmp(w->buf, w->image, len);
+	return serves_bytes(arg, 0, DS_TEST_CHUNK);
 }
 
 /*
@@ -731,15 +735,46 @@ static void *catch_up(void *arg)
 	return NULL;
 }
 
-/* Does @arg's server serve @arg->image as the first GAP_BYTES of chunk 1? */
+/* The fail point that holds @p's pulls once the peer's bytes are in. */
+static struct cluster_fail pull_held(struct ds_proc *p)
+{
+	return (struct cluster_fail){ p, "ds.resync.pause" };
+}
+
+/* @replica again, its every pull held 3 s once the peer's bytes are in. */
+static void replica_pulls_slowly(struct ds_proc *replica)
+{
+	struct cluster_state up = { replica, AIFS_DS_UP };
+	struct cluster_fail held = pull_held(replica);
+
+	ds_stop(replica, SIGTERM);
+	ds_start_failing(replica, "ds.resync.pause:value=3000:times=0");
+	CHECK(cluster_wait(cluster_in_state, &up, WAIT_MS),
+	      "the restarted replica is not UP");
+	CHECK(!cluster_fired(&held), "the replica pulled on its return");
+}
+
+/* A catch-up of @ino on @p (c), once its first pull is held. */
+static void catch_up_held(struct catch_up *c, struct ds_proc *p, u64 ino)
+{
+	struct cluster_fail held = pull_held(p);
+
+	*c = (struct catch_up){ .p = p, .ino = ino };
+	CHECK(!pthread_create(&c->thread, NULL, catch_up, c), "thread");
+	CHECK(cluster_wait(cluster_fired, &held, WAIT_MS),
+	      "the catch-up pulled nothing");
+}
+
+static void catch_up_end(struct catch_up *c)
+{
+	pthread_join(c->thread, NULL);
+	CHECK(!c->err, "the catch-up: %s", strerror(-c->err));
+}
+
+/* Does @arg's server serve GAP_BYTES of its image as chunk 1?  A cond. */
 static bool serves_gap_bytes(void *arg)
 {
-	struct whole *w = arg;
-	u32 len = 0;
-
-	return !ds_read(w->p, w->ino, 1, 0, DS_TEST_CHUNK, 0, w->buf, &len,
-			NULL) && len == GAP_BYTES &&
-	       !memcmp(w->buf, w->image, len);
+	return serves_bytes(arg, 1, GAP_BYTES);
 }
 
 /*
@@ -758,21 +793,13 @@ static void check_cut_overtaken(char *image, char *buf)
 	};
 	struct aifs_reply reply = { 0 };
 	struct ds_proc *p[2];
-	struct cluster_state up;
-	struct cluster_fail paused;
 	struct catch_up c;
 	u64 ino, version;
 	int err;
 
 	ino = file_of_one_chunk("cut-overtaken", p, image, buf, &version);
 	CHECK(!write_until_taken(p[0], ino, 1, p[1]->id, image, 0), "chunk 1");
-	ds_stop(p[1], SIGTERM);
-	ds_start_failing(p[1], "ds.resync.pause:value=3000:times=0");
-	up = (struct cluster_state){ p[1], AIFS_DS_UP };
-	CHECK(cluster_wait(cluster_in_state, &up, WAIT_MS),
-	      "the restarted replica is not UP");
-	paused = (struct cluster_fail){ p[1], "ds.resync.pause" };
-	CHECK(!cluster_fired(&paused), "the replica pulled on its return");
+	replica_pulls_slowly(p[1]);
 	/* the primary a version ahead on chunk 0, and chunk 1 cut there */
 	ds_fill(image, GAP_BYTES, 9191);
 	err = forward_raw(p[0], ino, 0, version + 1, p[1]->id, image);
@@ -783,10 +810,7 @@ static void check_cut_overtaken(char *image, char *buf)
 	CHECK(!err && !reply.status, "the cut of chunk 1: %d, status %u",
 	      err, reply.status);
 	aifs_reply_free(&reply);
-	c = (struct catch_up){ .p = p[1], .ino = ino };
-	CHECK(!pthread_create(&c.thread, NULL, catch_up, &c), "thread");
-	CHECK(cluster_wait(cluster_fired, &paused, WAIT_MS),
-	      "the catch-up pulled nothing");
+	catch_up_held(&c, p[1], ino);
 	/* chunk 1 again, under the cut: created on the primary, a gap here */
 	ds_fill(image, GAP_BYTES, 9292);
 	err = forward_raw(p[0], ino, 1, REBORN, p[1]->id, image);
@@ -794,8 +818,7 @@ static void check_cut_overtaken(char *image, char *buf)
 	err = forward_raw(p[1], ino, 1, REBORN, p[0]->id, image);
 	CHECK(err == -ESTALE, "the replica's old chunk 1 took the new: %s",
 	      strerror(-err));
-	pthread_join(c.thread, NULL);
-	CHECK(!c.err, "the catch-up: %s", strerror(-c.err));
+	catch_up_end(&c);
 	CHECK(cluster_wait(serves_gap_bytes,
 			   &(struct whole){ p[1], ino, image, buf }, WAIT_MS),
 	      "the replica does not serve chunk 1 written in its catch-up");
@@ -809,28 +832,17 @@ static void check_cut_overtaken(char *image, char *buf)
 static void check_sync_overtaken(char *image, char *buf)
 {
 	struct ds_proc *p[2];
-	struct cluster_state up;
-	struct cluster_fail paused;
 	struct catch_up c;
 	u64 ino, version;
 	int err;
 
 	ino = file_of_one_chunk("sync-overtaken", p, image, buf, &version);
-	ds_stop(p[1], SIGTERM);
-	ds_start_failing(p[1], "ds.resync.pause:value=3000:times=0");
-	up = (struct cluster_state){ p[1], AIFS_DS_UP };
-	CHECK(cluster_wait(cluster_in_state, &up, WAIT_MS),
-	      "the restarted replica is not UP");
-	paused = (struct cluster_fail){ p[1], "ds.resync.pause" };
-	CHECK(!cluster_fired(&paused), "the replica pulled on its return");
+	replica_pulls_slowly(p[1]);
 	/* the primary a version ahead: the catch-up pulls that version */
 	ds_fill(image, GAP_BYTES, 7171);
 	err = forward_raw(p[0], ino, 0, version + 1, p[1]->id, image);
 	CHECK(!err, "the primary's next version: %s", strerror(-err));
-	c = (struct catch_up){ .p = p[1], .ino = ino };
-	CHECK(!pthread_create(&c.thread, NULL, catch_up, &c), "thread");
-	CHECK(cluster_wait(cluster_fired, &paused, WAIT_MS),
-	      "the catch-up pulled nothing");
+	catch_up_held(&c, p[1], ino);
 	/* meanwhile that version and the next reach the replica */
 	err = forward_raw(p[1], ino, 0, version + 1, p[0]->id, image);
 	CHECK(!err, "the forward of the version pulled: %s", strerror(-err));
@@ -838,8 +850,7 @@ static void check_sync_overtaken(char *image, char *buf)
 	err = forward_raw(p[0], ino, 0, version + 2, p[1]->id, image) ?:
 	      forward_raw(p[1], ino, 0, version + 2, p[0]->id, image);
 	CHECK(!err, "the version after it: %s", strerror(-err));
-	pthread_join(c.thread, NULL);
-	CHECK(!c.err, "the catch-up: %s", strerror(-c.err));
+	catch_up_end(&c);
 	check_serves(p[1], "caught up while forwards came", ino, image,
 		     version + 2, buf);
 	check_serves(p[0], "the primary, forwards in a catch-up", ino, image,
