@@ -648,7 +648,10 @@ slab_callers()
 # vmalloc area (a kernel thread's stack, a kvmalloc buffer) keeps its
 # vmap_area until the kernel purges them all at once, lazily, once they
 # span tens of MiB (module/04 grew it by 3.4 per mount over 152 mounts
-# without a purge).
+# without a purge).  Nor filp: the module opens no file and holds none,
+# a file on the mount left open keeps it busy (the umount fails), and
+# the guest's processes open files at their own pace (read/07 saw filp
+# grow by 16 in a minute of rest with the module unloaded).
 expect_no_slab_leak()
 {
 	local n=${2:-9} windows=${3:-4} dir w leaks cache counting=0 t
@@ -669,7 +672,7 @@ expect_no_slab_leak()
 		{ w = FILENAME + 0; count[$1, w] = $2; caches[$1] = 1 }
 		END {
 			for (c in caches) {
-				if (c ~ /^(tw_sock_TCP|tcp_bind2?_bucket|vmap_area$)/)
+				if (c ~ /^(tw_sock_TCP|tcp_bind2?_bucket|vmap_area$|filp$)/)
 					continue
 				total = count[c, windows] - count[c, 0]
 				steady = total * 2 >= windows * n
