@@ -157,7 +157,7 @@ static struct aifs_conn *archive_conn(struct mds_archiver *a, u32 id)
 	    mds_map_get_ds(a->bg.mds, id, &info) ||
 	    info.state != cpu_to_le32(AIFS_DS_UP))
 		return NULL;
-	if (mds_dsconn_connect(&a->bg, c, &info.addr, ARCHIVE_CALL_MS)) {
+	if (mds_dsconn_connect(&a->bg, c, &info, ARCHIVE_CALL_MS)) {
 		mds_dsconn_failed(c);
 		return NULL;
 	}

@@ -131,14 +131,24 @@ bool mds_dsconn_failed(struct mds_dsconn *c)
 	return first;
 }
 
+/*
+ * A server that registered again since we connected (its map entry has a
+ * new epoch) is a new process, or one that has forgotten our session:
+ * the old connection would fail the next call, which then waits out a
+ * backoff.  An entry's epoch changes with its state too: a reconnection
+ * then is cheap.
+ */
 int mds_dsconn_connect(struct mds_bg *bg, struct mds_dsconn *c,
-		       const struct aifs_addr *addr, int call_ms)
+		       const struct aifs_ds_info *info, int call_ms)
 {
-	if (c->conn && !memcmp(&c->addr, addr, sizeof(*addr)))
+	if (c->conn && !memcmp(&c->addr, &info->addr, sizeof(c->addr)) &&
+	    c->epoch == le64_to_cpu(info->epoch))
 		return 0;
-	mds_dsconn_close(c);	/* it moved */
-	c->addr = *addr;
-	return mds_ds_connect(bg->mds, &bg->secret, addr, call_ms, &c->conn);
+	mds_dsconn_close(c);
+	c->addr = info->addr;
+	c->epoch = le64_to_cpu(info->epoch);
+	return mds_ds_connect(bg->mds, &bg->secret, &info->addr, call_ms,
+			      &c->conn);
 }
 
 struct mds_dsconn *mds_dsconns_get(struct mds_dsconns *s, u32 id)

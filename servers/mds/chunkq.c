@@ -214,7 +214,7 @@ static int drain_reach(struct mds_drainer *d, u32 id, bool urgent,
 	if (le32_to_cpu(info.state) == AIFS_DS_OFFLINE ? !urgent || paused :
 							 !urgent && paused)
 		return -EHOSTDOWN;
-	err = mds_dsconn_connect(&d->bg, ds, &info.addr, DRAIN_CALL_MS);
+	err = mds_dsconn_connect(&d->bg, ds, &info, DRAIN_CALL_MS);
 	if (err) {
 		drain_ds_failed(ds, err);
 		return err;

@@ -195,7 +195,7 @@ static struct aifs_conn *fsck_conn(struct mds_fsck *f, u32 id)
 	struct aifs_ds_info info;
 
 	if (!c || mds_map_get_ds(f->bg.mds, id, &info) ||
-	    mds_dsconn_connect(&f->bg, c, &info.addr, FSCK_CALL_MS)) {
+	    mds_dsconn_connect(&f->bg, c, &info, FSCK_CALL_MS)) {
 		if (c)
 			mds_dsconn_close(c);
 		return NULL;

@@ -344,6 +344,7 @@ void mds_bg_stop(struct mds_bg *bg);
 struct mds_dsconn {
 	u32 id;
 	struct aifs_addr addr;
+	u64 epoch;		/* of the server's map entry when connected */
 	struct aifs_conn *conn;
 	u64 retry_at;
 	u32 backoff_ms;
@@ -386,9 +387,12 @@ int mds_chunk_sync_all(struct mds *mds, struct aifs_conn *conn, u64 ino,
 /* @c failed: closed, left alone for a pause that doubles up to 5 s; true
  * the first time (to say so once). */
 bool mds_dsconn_failed(struct mds_dsconn *c);
-/* Connected to @addr (kept if it did not move): 0 or -errno. */
+/*
+ * Connected to the server of @info: the connection kept unless it moved
+ * or registered again (a new process): 0 or -errno.
+ */
 int mds_dsconn_connect(struct mds_bg *bg, struct mds_dsconn *c,
-		       const struct aifs_addr *addr, int call_ms);
+		       const struct aifs_ds_info *info, int call_ms);
 
 /* ---- chunkq.c: the chunk queue and its drainer ---- */
 

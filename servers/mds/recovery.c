@@ -267,7 +267,7 @@ static struct recovery_ds *rebuild_conn(struct mds_recovery *r, u32 id,
 
 	*err = ds ? mds_map_get_ds(r->bg.mds, id, &info) : -ENOMEM;
 	if (!*err)
-		*err = mds_dsconn_connect(&r->bg, &ds->c, &info.addr,
+		*err = mds_dsconn_connect(&r->bg, &ds->c, &info,
 					  RECOVERY_CALL_MS);
 	return ds;
 }
@@ -435,7 +435,7 @@ static void recovery_step(struct mds_recovery *r,
 	}
 	n = recovery_scan(r, id, &next, files);
 	err = n < 0 ? n : rebuild ? 0 :
-	      mds_dsconn_connect(&r->bg, &ds->c, &info->addr,
+	      mds_dsconn_connect(&r->bg, &ds->c, info,
 				 RECOVERY_CALL_MS);
 	if (!err && !rebuild && !cursor) {
 		err = recovery_cuts(r, ds);

@@ -4,8 +4,10 @@
  * Chunks written to a file's targets (the primary forwarding to the
  * replica) go from EVERY copy when the file is unlinked; a truncate
  * removes the chunks past the new size and cuts the one it ends in; a
- * data server that was down during the unlink, with the MDS restarted
- * meanwhile (the job is persisted), loses the chunks once it is back.
+ * data server restarted between two unlinks is called on a new
+ * connection, not on the dead one first; a data server that was down
+ * during the unlink, with the MDS restarted meanwhile (the job is
+ * persisted), loses the chunks once it is back.
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -117,6 +119,51 @@ static void test_truncate(void)
 	}
 }
 
+/* Is data server @id a target of @l? */
+static bool targets_of(const struct aifs_layout *l, u32 id)
+{
+	u32 t;
+
+	for (t = 0; t < le16_to_cpu(l->target_count); t++)
+		if (le32_to_cpu(l->targets[t]) == id)
+			return true;
+	return false;
+}
+
+/*
+ * A server restarted at its address between two unlinks: the drainer's
+ * connection to it from the first is dead, and the second's jobs go on a
+ * new one at once, not after a failed call and its wait.
+ */
+static void test_ds_restarted(void)
+{
+	struct aifs_layout la, lb;
+	struct aifs_entry_rep entry;
+	struct cluster_state up;
+	struct ds_proc *p;
+	u64 before, ino;
+
+	before = file_with_chunks("before", &la, 1);
+	ino = file_with_chunks("after", &lb, 1);
+	CHECK(!aifs_unlink(cluster_conn, &cluster_cred, AIFS_ROOT_INO,
+			   "before", &entry), "unlink before");
+	check_gone(&la, before, 0, 1);
+	/* two targets of three servers each: the files share one */
+	p = cluster_proc(le32_to_cpu(la.targets[0]));
+	if (!targets_of(&lb, p->id))
+		p = cluster_proc(le32_to_cpu(la.targets[1]));
+	ds_stop(p, SIGTERM);
+	ds_start(p);
+	up = (struct cluster_state){ p, AIFS_DS_UP };
+	CHECK(cluster_wait(cluster_in_state, &up, WAIT_MS),
+	      "the restarted server is not UP");
+	CHECK(!aifs_unlink(cluster_conn, &cluster_cred, AIFS_ROOT_INO, "after",
+			   &entry), "unlink after");
+	check_gone(&lb, ino, 0, 1);
+	CHECK(!test_server_logged(&cluster_mds.srv, "its chunk jobs wait"),
+	      "the drainer called the restarted server on its old connection");
+}
+
 /* A replica down during the unlink and the MDS restarted: still done. */
 static void test_ds_down(void)
 {
@@ -151,6 +198,7 @@ int main(void)
 	cluster_setup(3, 2000, "default_replicas = 2\n");
 	test_unlink();
 	test_truncate();
+	test_ds_restarted();
 	test_ds_down();
 	CHECK(mds_harness_run(&cluster_mds, "--check") == 0, "--check");
 	return test_result();
