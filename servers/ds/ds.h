@@ -113,6 +113,7 @@ struct ds {
 	 */
 	atomic_ullong serve_until;
 	atomic_int catching_up;		/* inodes with a catch-up mark */
+	atomic_int repairs;		/* chunks with a repair mark */
 	atomic_ullong forwards;		/* to replicas, for metrics.c */
 	atomic_ullong forwards_refused;	/* of them, the write is retried */
 	struct aifs_secret secret;	/* for connections to peers, the MDS */
@@ -196,6 +197,7 @@ struct ds_chunk {
 	int mfd;
 	bool created;		/* by this open: removed again on failure */
 	int new_dirs;		/* directories made for it (ds_mkdirs()) */
+	bool stale_stored;	/* the sidecar on disk has DS_META_STALE */
 	struct ds_meta meta;
 };
 
@@ -244,6 +246,8 @@ int ds_inode_store(struct ds *ds, u64 ino, const struct ds_inode_rec *rec);
 int ds_inode_raise(struct ds *ds, u64 ino, u32 fence, u32 layout_gen);
 int ds_inode_born(struct ds *ds, u64 ino, u32 *born);
 int ds_file_put(const char *path, const void *buf, size_t len, int made);
+bool ds_chunk_id_parse(const char *name, struct aifs_chunk_id *id);
+int ds_marks_init(const char *path, atomic_int *n);
 void *ds_blocks_alloc(u32 nr_blocks);
 int ds_pread_all(int fd, void *buf, size_t len, off_t off);
 int ds_pwrite_all(int fd, const void *buf, size_t len, off_t off);
@@ -322,11 +326,17 @@ void ds_resync_request(struct ds *ds, const struct aifs_chunk_id *id,
 		       const u32 *peers, u32 nr_peers);
 void ds_resync_counts(struct ds *ds, u64 *resynced, u64 *failed);
 u64 ds_resync_queued(struct ds *ds);
+void ds_resync_retry_held(struct ds *ds);
 void ds_resync_wait(struct ds *ds, const struct aifs_chunk_id *id);
 bool ds_resync_pulling(struct ds *ds, u64 ino);
 
 /* sync.c */
 int ds_catchup_init(struct ds *ds);
+
+/* repair.c */
+int ds_repair_init(struct ds *ds);
+int ds_repair_note(struct ds *ds, const struct aifs_chunk_id *id, bool needed);
+void ds_repair_requeue(struct ds *ds);
 int ds_catchup_start(struct ds *ds);
 void ds_catchup_stop(struct ds *ds);
 bool ds_serves_inode(struct ds *ds, u64 ino);

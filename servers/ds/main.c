@@ -97,6 +97,8 @@ static int ds_init(struct ds *ds)
 	if (!err)
 		err = ds_catchup_init(ds);
 	if (!err)
+		err = ds_repair_init(ds);
+	if (!err)
 		err = ds_peers_init(ds);
 	return err;
 }
@@ -133,6 +135,8 @@ static int ds_serve(struct ds *ds)
 		err = ds_ec_register(srv);
 	if (!err)
 		err = ds_resync_start(ds);
+	if (!err)
+		ds_repair_requeue(ds);
 	if (!err)
 		err = ds_scrub_start(ds);
 	if (!err)

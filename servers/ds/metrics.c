@@ -91,6 +91,11 @@ static u64 ds_catching_up(struct ds *ds)
 	return atomic_load(&ds->catching_up);
 }
 
+static u64 ds_repairs(struct ds *ds)
+{
+	return atomic_load(&ds->repairs);
+}
+
 static u64 ds_lease(struct ds *ds)
 {
 	return ds_serving(ds);
@@ -110,6 +115,9 @@ static const struct {
 	{ "aifs_ds_resync_queue", "gauge",
 	  "Chunks queued for resync from their group, or resyncing.",
 	  ds_resync_queued },
+	{ "aifs_ds_chunks_to_repair", "gauge",
+	  "Chunks marked stale here (behind or damaged), waiting for a source.",
+	  ds_repairs },
 	{ "aifs_ds_catchup_inodes", "gauge",
 	  "Inodes this server still catches up on after being away.",
 	  ds_catching_up },

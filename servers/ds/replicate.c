@@ -93,17 +93,21 @@ static void ds_link_put(struct ds_link *link, int n)
 
 /*
  * Add or move peer @id (the config's peers, state 0; the MDS's cluster
- * map, with the state it holds).
+ * map, with the state it holds).  One that now serves may be the source
+ * a held repair waits for: those are tried again at once.
  */
 int ds_peer_set(struct ds *ds, u32 id, const char *host, const char *port,
 		u32 state)
 {
 	struct ds_peers *p = ds->peers;
 	struct ds_peer *peer, *tab;
+	bool serves = state == AIFS_DS_UP || state == AIFS_DS_DRAINING;
+	bool back;
 	int err = 0;
 
 	pthread_mutex_lock(&p->lock);
 	peer = ds_peer_find(p, id);
+	back = serves && (!peer || peer->state != state);
 	if (peer)
 		peer->state = state;
 	if (peer && !strcmp(peer->host, host) && !strcmp(peer->port, port))
@@ -129,6 +133,8 @@ int ds_peer_set(struct ds *ds, u32 id, const char *host, const char *port,
 	snprintf(peer->port, sizeof(peer->port), "%s", port);
 out:
 	pthread_mutex_unlock(&p->lock);
+	if (back)
+		ds_resync_retry_held(ds);
 	return err;
 }
 

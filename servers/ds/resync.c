@@ -648,6 +648,23 @@ static struct ds_resync_job *ds_resync_next(struct ds_resync *rs, u64 *due)
 	return NULL;
 }
 
+/* A peer serves again: the held jobs, which may have it as a source, now. */
+void ds_resync_retry_held(struct ds *ds)
+{
+	struct ds_resync *rs = ds->resync;
+	struct ds_resync_job *job;
+	u64 now = aifs_now_ms();
+
+	if (!rs)
+		return;	/* not started: nothing is held */
+	pthread_mutex_lock(&rs->lock);
+	for (job = rs->head; job; job = job->next)
+		if (job->held && job->due > now)
+			job->due = now;
+	pthread_cond_signal(&rs->wake);
+	pthread_mutex_unlock(&rs->lock);
+}
+
 static void ds_resync_idle(struct ds_resync *rs, u64 due)
 {
 	struct timespec until;

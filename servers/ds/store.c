@@ -185,8 +185,13 @@ int ds_pwrite_all(int fd, const void *buf, size_t len, off_t off)
 	return 0;
 }
 
+/*
+ * The sidecar written; a copy marked stale gets its repair mark first, a
+ * copy whole again loses it after (repair.c).
+ */
 int ds_meta_store(struct ds_chunk *c)
 {
+	bool stale = c->meta.flags & DS_META_STALE;
 	struct ds_meta_disk d = {
 		.magic = cpu_to_le32(DS_META_MAGIC),
 		.format = cpu_to_le32(DS_META_FORMAT),
@@ -201,10 +206,23 @@ int ds_meta_store(struct ds_chunk *c)
 	};
 	u32 i;
 
+	int err;
+
 	for (i = 0; i < c->meta.nr_peers; i++)
 		d.peers[i] = cpu_to_le32(c->meta.peers[i]);
 	d.crc = cpu_to_le32(aifs_crc32c(&d, sizeof(d)));
-	return ds_pwrite_all(c->mfd, &d, sizeof(d), 0);
+	if (stale && !c->stale_stored) {
+		err = ds_repair_note(c->ds, &c->id, true);
+		if (err)
+			return err;
+	}
+	err = ds_pwrite_all(c->mfd, &d, sizeof(d), 0);
+	if (err)
+		return err;
+	if (!stale && c->stale_stored)
+		ds_repair_note(c->ds, &c->id, false);
+	c->stale_stored = stale;
+	return 0;
 }
 
 static int ds_meta_load(struct ds_chunk *c)
@@ -227,6 +245,7 @@ static int ds_meta_load(struct ds_chunk *c)
 		.want = le64_to_cpu(d.want),
 		.fence = le32_to_cpu(d.fence),
 	};
+	c->stale_stored = c->meta.flags & DS_META_STALE;
 	if (crc != aifs_crc32c(&d, sizeof(d)) ||
 	    le32_to_cpu(d.magic) != DS_META_MAGIC ||
 	    le32_to_cpu(d.format) != DS_META_FORMAT ||
@@ -441,11 +460,12 @@ static void ds_side_unlink(const char *path)
 }
 
 /*
- * The chunk goes, and a side copy a pull is filling for it: that pull's
- * swap then finds nothing to rename and fails, so a deleted chunk does
- * not come back.
+ * The chunk @id at @path goes, with its repair mark, and a side copy a
+ * pull is filling for it: that pull's swap then finds nothing to rename
+ * and fails, so a deleted chunk does not come back.
  */
-static void ds_chunk_unlink(struct ds *ds, const char *path)
+static void ds_chunk_unlink(struct ds *ds, const struct aifs_chunk_id *id,
+			    const char *path)
 {
 	char mpath[PATH_MAX];
 
@@ -455,6 +475,7 @@ static void ds_chunk_unlink(struct ds *ds, const char *path)
 	if (!unlink(mpath))
 		atomic_fetch_sub(&ds->nr_chunks, 1);
 	unlink(path);
+	ds_repair_note(ds, id, false);
 }
 
 /* Close; a chunk this open created goes again when the operation failed. */
@@ -465,7 +486,7 @@ void ds_chunk_close(struct ds_chunk *c, int err)
 	if (c->mfd >= 0)
 		close(c->mfd);
 	if (err && c->created)
-		ds_chunk_unlink(c->ds, c->path);
+		ds_chunk_unlink(c->ds, &c->id, c->path);
 	c->fd = c->mfd = -1;
 }
 
@@ -573,7 +594,11 @@ int ds_side_swap(struct ds_chunk *c)
 	err = rename(mside, mpath) ? -errno : 0;
 	if (!err && fresh)
 		atomic_fetch_add(&c->ds->nr_chunks, 1);
-	return ds_dirs_sync(path, c->new_dirs, err);
+	err = ds_dirs_sync(path, c->new_dirs, err);
+	/* whole: a stale copy's repair mark goes */
+	if (!err)
+		ds_repair_note(c->ds, &c->id, false);
+	return err;
 }
 
 /*
@@ -691,6 +716,27 @@ int ds_file_put(const char *path, const void *buf, size_t len, int made)
 	return ds_dirs_sync(path, made, err);
 }
 
+/* A directory of marks @path, made if need be; its marks counted in @n. */
+int ds_marks_init(const char *path, atomic_int *n)
+{
+	struct dirent *de;
+	int count = 0;
+	DIR *d;
+
+	if (mkdir(path, 0700) && errno != EEXIST) {
+		aifs_err("%s: %m", path);
+		return -errno;
+	}
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)))
+		count += de->d_name[0] != '.';
+	closedir(d);
+	atomic_store(n, count);
+	return 0;
+}
+
 /*
  * The record of @ino, durably: once a truncation is acknowledged the MDS
  * forgets it, and the next one is refused until this one is recorded.
@@ -744,6 +790,12 @@ static bool ds_chunk_name(const char *name, const char *suffix,
 	id->index = cpu_to_le32(n_index);
 	id->fragment = cpu_to_le16(n_frag);
 	return true;
+}
+
+/* A chunk's name as its files have it, without suffix: whether it is one. */
+bool ds_chunk_id_parse(const char *name, struct aifs_chunk_id *id)
+{
+	return ds_chunk_name(name, "", id);
 }
 
 /* Whether chunk @found goes with a CHUNK_DELETE of @ino. */
@@ -831,7 +883,7 @@ static int ds_delete_one(const char *dir, const char *name,
 	victim.fragment = found->fragment;
 	ds_chunk_lock(del->ds, &victim, true, &lock);
 	if (!ds_chunk_has_cut(del->ds, &victim, del->fence)) {
-		ds_chunk_unlink(del->ds, path);
+		ds_chunk_unlink(del->ds, &victim, path);
 		del->unlinked = true;
 	}
 	ds_chunk_unlock(del->ds, &lock);

@@ -55,25 +55,14 @@ static void ds_catchup_path(const struct ds *ds, u64 ino, char *path,
 int ds_catchup_init(struct ds *ds)
 {
 	char path[PATH_MAX];
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
+	int err;
 
 	snprintf(path, sizeof(path), "%s/catchup", ds->cfg.data_dir);
-	if (mkdir(path, 0700) && errno != EEXIST) {
-		aifs_err("%s: %m", path);
-		return -errno;
-	}
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d)))
-		n += de->d_name[0] != '.';
-	closedir(d);
-	atomic_store(&ds->catching_up, n);
-	if (n)
-		aifs_info("%d inodes still to catch up from their groups", n);
-	return 0;
+	err = ds_marks_init(path, &ds->catching_up);
+	if (!err && atomic_load(&ds->catching_up))
+		aifs_info("%d inodes still to catch up from their groups",
+			  atomic_load(&ds->catching_up));
+	return err;
 }
 
 /*

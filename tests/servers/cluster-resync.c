@@ -8,8 +8,9 @@
  *    pull it starts finds no newer copy: once it has ended, both copies
  *    still serve the bytes written, at the version written.
  * 2. A copy found damaged while its only peer is dead keeps its bytes
- *    (no source to take others from) and stays marked for repair: once
- *    the peer is back it is repaired from it, without another read.
+ *    (no source to take others from) and stays marked for repair, across
+ *    a restart of its server too: once the peer is back it is repaired
+ *    from it, without another read.
  * 3. A swap of a pulled copy cut short by a crash after its commit (the
  *    data renamed into place, not the sidecar) is finished when the
  *    server starts again; a side copy of a pull cut short before it is
@@ -92,6 +93,14 @@ static bool attempt_ended(void *arg)
 	struct attempt *a = arg;
 
 	return resync_ended(a->p) > a->before;
+}
+
+/* Has @arg's server made a chunk whole by resync since it started? */
+static bool resynced_one(void *arg)
+{
+	struct aifs_ds_scrub_rep rep;
+
+	return !ds_scrub(arg, 0, &rep) && le64_to_cpu(rep.resynced);
 }
 
 /* @p serves chunk 0 of @ino whole: @image at @version. */
@@ -232,7 +241,12 @@ static void check_no_source(char *image, char *buf)
 	CHECK(bytes_changed(p[1], ino, image, buf) == 1,
 	      "no source: the damaged copy lost %u bytes of its data file",
 	      bytes_changed(p[1], ino, image, buf) - 1);
+	/* a restart forgets the queue, not the repair (its mark) */
+	ds_stop(p[1], SIGTERM);
+	ds_start(p[1]);
 	ds_start(p[0]);
+	CHECK(cluster_wait(resynced_one, p[1], WAIT_MS),
+	      "the damaged copy is not repaired, unread, after a restart");
 	w = (struct whole){ p[1], ino, image, buf };
 	CHECK(cluster_wait(serves_whole, &w, WAIT_MS),
 	      "the damaged copy is not repaired once its peer is back");
