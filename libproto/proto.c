@@ -73,6 +73,8 @@ AIFS_SIZE_CHECK(struct aifs_chunk_rep, AIFS_CHUNK_REP_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_truncate_req, AIFS_CHUNK_TRUNCATE_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_delete_req, AIFS_CHUNK_DELETE_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_frag_behind_req, AIFS_FRAG_BEHIND_REQ_SIZE);
+AIFS_SIZE_CHECK(struct aifs_frag_write_req, AIFS_FRAG_WRITE_REQ_SIZE);
+AIFS_SIZE_CHECK(struct aifs_frag_rollback_req, AIFS_FRAG_ROLLBACK_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_checksum_req, AIFS_CHUNK_CHECKSUM_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_checksum_rep, AIFS_CHUNK_CHECKSUM_REP_SIZE);
 AIFS_SIZE_CHECK(struct aifs_ds_scrub_req, AIFS_DS_SCRUB_REQ_SIZE);
@@ -950,6 +952,41 @@ static int aifs_check_frag_behind_req(const void *fixed)
 	return aifs_chunk_id_check(&m->id);
 }
 
+/* A fragment's read; of no bytes too: the probe of its stamp. */
+static int aifs_check_frag_read_req(const void *fixed)
+{
+	const struct aifs_chunk_read_req *m = fixed;
+	u32 len = le32_to_cpu(m->length);
+
+	if (m->flags || !m->id.fragment ||
+	    !aifs_io_fits(le32_to_cpu(m->offset), len, AIFS_CHUNK_SIZE_MAX))
+		return -EINVAL;
+	return aifs_chunk_id_check(&m->id);
+}
+
+static int aifs_check_frag_write_req(const void *fixed,
+				     const struct aifs_span *parts)
+{
+	const struct aifs_frag_write_req *m = fixed;
+	u32 chunk = le32_to_cpu(m->chunk_size);
+
+	if (!aifs_chunk_size_ok(chunk) || !m->id.fragment || !m->stamp ||
+	    (le32_to_cpu(m->flags) & ~AIFS_IO_SYNC) ||
+	    !aifs_io_fits(le32_to_cpu(m->offset), parts[0].len, chunk))
+		return -EINVAL;
+	return aifs_chunk_id_check(&m->id);
+}
+
+static int aifs_check_frag_rollback_req(const void *fixed)
+{
+	const struct aifs_frag_rollback_req *m = fixed;
+
+	if (!aifs_chunk_size_ok(le32_to_cpu(m->chunk_size)) ||
+	    !m->id.fragment || !m->stamp)
+		return -EINVAL;
+	return aifs_chunk_id_check(&m->id);
+}
+
 static int aifs_check_chunk_checksum_req(const void *fixed)
 {
 	const struct aifs_chunk_checksum_req *m = fixed;
@@ -1170,8 +1207,13 @@ static const struct aifs_op_desc {
 	[AIFS_OP_EC_READ] = { "EC_READ",
 		MSG0(struct aifs_ec_read_req, aifs_check_ec_read_req),
 		READ_REP },
-	[AIFS_OP_FRAG_READ] = { "FRAG_READ", READ_REQ, READ_REP },
-	[AIFS_OP_FRAG_WRITE] = { "FRAG_WRITE", WRITE_REQ, CHUNK_REP },
+	[AIFS_OP_FRAG_READ] = { "FRAG_READ",
+		MSG0(struct aifs_chunk_read_req, aifs_check_frag_read_req),
+		READ_REP },
+	[AIFS_OP_FRAG_WRITE] = { "FRAG_WRITE",
+		MSGP(struct aifs_frag_write_req, aifs_check_frag_write_req,
+		     data_len, AIFS_P_DATA),
+		CHUNK_REP },
 	[AIFS_OP_EC_ARCHIVE] = { "EC_ARCHIVE",
 		MSG0(struct aifs_ec_archive_req, aifs_check_ec_archive_req),
 		CHUNK_REP },
@@ -1181,6 +1223,10 @@ static const struct aifs_op_desc {
 	[AIFS_OP_FRAG_BEHIND] = { "FRAG_BEHIND",
 		MSG0(struct aifs_frag_behind_req, aifs_check_frag_behind_req),
 		EMPTY },
+	[AIFS_OP_FRAG_ROLLBACK] = { "FRAG_ROLLBACK",
+		MSG0(struct aifs_frag_rollback_req,
+		     aifs_check_frag_rollback_req),
+		CHUNK_REP },
 	[AIFS_OP_MDS_FSCK] = { "MDS_FSCK",
 		MSG0(struct aifs_mds_fsck_req, aifs_check_mds_fsck_req),
 		MSG1(struct aifs_mds_fsck_rep, NULL, text_len, AIFS_P_TEXT) },

@@ -64,6 +64,8 @@ union aifs_sample_fixed {
 	struct aifs_ec_archive_req ec_archive_req;
 	struct aifs_ec_verify_req ec_verify_req;
 	struct aifs_frag_behind_req frag_behind_req;
+	struct aifs_frag_write_req frag_write_req;
+	struct aifs_frag_rollback_req frag_rollback_req;
 	struct aifs_ec_verify_rep ec_verify_rep;
 };
 
@@ -394,6 +396,9 @@ static void aifs_sample_other(u16 op, bool reply, bool max,
 	case AIFS_OP_CHUNK_READ * 2:
 	case AIFS_OP_FRAG_READ * 2:
 		aifs_sample_chunk_id(&f->chunk_read_req.id);
+		if (op == AIFS_OP_FRAG_READ)
+			f->chunk_read_req.id.fragment =
+				cpu_to_le16(AIFS_EC_FRAGMENT(1));
 		f->chunk_read_req.offset = cpu_to_le32(4096);
 		f->chunk_read_req.length = cpu_to_le32(data_len);
 		break;
@@ -406,7 +411,6 @@ static void aifs_sample_other(u16 op, bool reply, bool max,
 		break;
 	case AIFS_OP_CHUNK_WRITE * 2:
 	case AIFS_OP_CHUNK_FORWARD * 2:
-	case AIFS_OP_FRAG_WRITE * 2:
 		aifs_sample_chunk_id(&f->chunk_write_req.id);
 		f->chunk_write_req.version = cpu_to_le64(op ==
 						AIFS_OP_CHUNK_FORWARD ? 9 : 0);
@@ -423,6 +427,7 @@ static void aifs_sample_other(u16 op, bool reply, bool max,
 	case AIFS_OP_CHUNK_WRITE * 2 + 1:
 	case AIFS_OP_CHUNK_FORWARD * 2 + 1:
 	case AIFS_OP_FRAG_WRITE * 2 + 1:
+	case AIFS_OP_FRAG_ROLLBACK * 2 + 1:
 	case AIFS_OP_EC_WRITE * 2 + 1:
 	case AIFS_OP_CHUNK_TRUNCATE * 2 + 1:
 		f->chunk_rep.version = cpu_to_le64(9);
@@ -437,6 +442,24 @@ static void aifs_sample_other(u16 op, bool reply, bool max,
 		aifs_sample_chunk_id(&f->chunk_delete_req.id);
 		f->chunk_delete_req.flags = cpu_to_le32(AIFS_DELETE_FROM);
 		f->chunk_delete_req.fence = cpu_to_le32(7);
+		break;
+	case AIFS_OP_FRAG_WRITE * 2:
+		aifs_sample_chunk_id(&f->frag_write_req.id);
+		f->frag_write_req.id.fragment = cpu_to_le16(AIFS_EC_FRAGMENT(4));
+		f->frag_write_req.stamp = cpu_to_le64(0x300abcdeULL);
+		f->frag_write_req.prev = cpu_to_le64(0x200fedcbULL);
+		f->frag_write_req.flags = cpu_to_le32(AIFS_IO_SYNC);
+		f->frag_write_req.chunk_size =
+			cpu_to_le32(AIFS_CHUNK_SIZE_DEFAULT);
+		p[0] = aifs_sample_fill(bytes, 'F', data_len);
+		break;
+	case AIFS_OP_FRAG_ROLLBACK * 2:
+		aifs_sample_chunk_id(&f->frag_rollback_req.id);
+		f->frag_rollback_req.id.fragment =
+			cpu_to_le16(AIFS_EC_FRAGMENT(5));
+		f->frag_rollback_req.stamp = cpu_to_le64(0x300abcdeULL);
+		f->frag_rollback_req.chunk_size =
+			cpu_to_le32(AIFS_CHUNK_SIZE_DEFAULT);
 		break;
 	case AIFS_OP_FRAG_BEHIND * 2:
 		aifs_sample_chunk_id(&f->frag_behind_req.id);

@@ -263,6 +263,16 @@ int ds_data_write(struct ds_chunk *c, u32 offset, const void *data, u32 len);
 int ds_data_truncate(struct ds_chunk *c, u32 length);
 int ds_data_zero(struct ds_chunk *c, u32 offset, u32 len);
 
+/* undo.c: what a fragment's last stripe write replaced, to roll it back */
+int ds_undo_save(struct ds_chunk *c, u64 stamp, u32 off, u32 len, bool sync);
+int ds_undo_apply(struct ds_chunk *c, u64 stamp);
+void ds_undo_unlink(const char *chunk_path);
+
+/* intent.c: the stripe writes a leader has under way */
+int ds_intent_begin(struct ds *ds, const struct aifs_chunk_id *id, bool sync);
+void ds_intent_end(struct ds *ds, const struct aifs_chunk_id *id);
+int ds_intent_recover(struct ds *ds);
+
 /* io.c: the data handlers */
 int ds_io_register(struct aifs_server *srv);
 int ds_read(struct aifs_request *req);

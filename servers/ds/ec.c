@@ -20,7 +20,19 @@
  *
  * Both work a column slice at a time (DS_EC_SLICE bytes of each fragment
  * at most), which bounds their memory whatever the fragment size.
+ *
+ * Stripe stamps.  Every write of a slice gives every member's fragment
+ * the same new stamp (those whose bytes it leaves alone too, with no
+ * data), if it holds the stamp the leader found (FRAG_WRITE's @prev), and
+ * the member keeps what the write replaced (undo.c).  Fragments of one
+ * stamp are one codeword: nothing is decoded from fragments of different
+ * stamps.  A stripe whose members disagree (a leader died between its
+ * fragment writes) is settled first, by whoever finds it, under the
+ * stripe's lock: rolled forward from the newest stamp when K members
+ * hold it (the write may have been acknowledged), else rolled back on
+ * the members that took it (it was not).
  */
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +42,15 @@
 
 #define DS_EC_SLICE		(1U << 20)
 #define DS_EC_LOCK_FRAGMENT	0xfffe	/* the stripe's lock: no fragment's */
+#define DS_EC_SETTLE_TRIES	3
+/*
+ * A stamp: the count of the stripe's writes, then the id of the data
+ * server that led the write in this many bits (ids are small: the MDS
+ * gives them from 1), so that two leaders' writes never share a stamp
+ * and the leader of a torn write is known.
+ */
+#define DS_STAMP_LEADER_BITS	24
+#define DS_STAMP_LEADER(stamp)	((u32)((stamp) & ((1U << DS_STAMP_LEADER_BITS) - 1)))
 
 /* A stripe being read or written by this server, its leader. */
 struct ds_stripe {
@@ -45,8 +66,20 @@ struct ds_stripe {
 	bool lost[AIFS_EC_MAX_WIDTH];
 	bool read[AIFS_EC_MAX_WIDTH];	/* the slice holds the stored bytes */
 	bool missed[AIFS_EC_MAX_WIDTH];	/* a write skipped the member */
-	u64 version;			/* the highest a fragment reported */
+	bool seen[AIFS_EC_MAX_WIDTH];	/* it answered: its stamp is known */
+	u64 stamp[AIFS_EC_MAX_WIDTH];	/* what it holds (0: no fragment) */
+	u64 agreed;			/* what every member seen holds */
+	bool settled;			/* @agreed is known */
+	u64 next;			/* the stamp the write gives */
+	bool torn;			/* a member answered another stamp */
 	bool found;			/* a fragment exists: not all holes */
+};
+
+/* A change of one fragment's bytes, and of its stamp. */
+struct ds_frag_change {
+	u64 prev;		/* the stamp it must hold (or @stamp already) */
+	u64 stamp;		/* the stamp it holds after */
+	bool undo;		/* keep what it replaces: a leader's write */
 };
 
 /* One fragment's read or write, with its member or locally. */
@@ -60,7 +93,8 @@ struct ds_frag_io {
 	bool skipped;		/* a write its member did not take: out */
 	bool refused;		/* a write its member answered failed */
 	int err;		/* -ENOENT: a hole (read: zeros) */
-	u64 version;
+	struct ds_frag_change change;	/* a write's */
+	u64 version;		/* the fragment's stamp */
 	pthread_t thread;
 	bool threaded;
 };
@@ -111,7 +145,7 @@ static int ds_frag_read_local(struct ds *ds, const struct aifs_chunk_id *id,
 	return err;
 }
 
-/* Any version: a write that does not care what it writes over. */
+/* Any version: a mark that does not care what it marks. */
 #define DS_FRAG_ANY	UINT64_MAX
 
 /*
@@ -132,37 +166,40 @@ static int ds_frag_open(struct ds *ds, const struct aifs_chunk_id *id,
 }
 
 /*
- * Write @len bytes at @off of a fragment held here, at its next version,
- * if its version is @expect (else -EAGAIN; DS_FRAG_ANY: whatever it is):
- * the leader's own fragment, FRAG_WRITE, and a rebuild.
+ * Write @len bytes at @off of a fragment held here (of @len 0: its stamp
+ * only) as @ch says: -EILSEQ when it holds neither @ch->prev nor
+ * @ch->stamp, nothing written.  The leader's own fragment, FRAG_WRITE,
+ * and a rebuild.
  */
 static int ds_frag_write_local(struct ds *ds, const struct aifs_chunk_id *id,
 			       u32 chunk, u32 off, const void *data, u32 len,
-			       bool sync, u64 expect, u64 *version)
+			       bool sync, const struct ds_frag_change *ch)
 {
 	struct ds_lock lock;
 	struct ds_chunk c;
+	bool again;
 	int err;
 
 	err = ds_frag_open(ds, id, chunk, &lock, &c);
 	if (err)
 		return err;
+	again = c.meta.version == ch->stamp;
 	if (c.meta.chunk_size != chunk)
 		err = -EINVAL;
-	else if (expect != DS_FRAG_ANY && c.meta.version != expect)
-		err = -EAGAIN;
-	else
+	else if (!again && c.meta.version != ch->prev)
+		err = -EILSEQ;
+	else if (!again && ch->undo)
+		err = ds_undo_save(&c, ch->stamp, off, len, sync);
+	if (!err)
 		err = ds_data_write(&c, off, data, len);
 	if (!err) {
-		c.meta.version++;
+		c.meta.version = ch->stamp;
 		err = ds_meta_store(&c);
 	}
 	if (!err && sync)
 		err = ds_chunk_sync(&c);
-	if (!err) {
+	if (!err)
 		c.created = false;
-		*version = c.meta.version;
-	}
 	ds_chunk_close(&c, err);
 	ds_chunk_unlock(ds, &lock);
 	return err;
@@ -196,6 +233,41 @@ static int ds_frag_mark(struct ds *ds, const struct aifs_chunk_id *id,
 		c.created = false;
 	if (!err && stale)
 		ds_resync_queue(ds, &c, DS_RESYNC_STALE);
+	ds_chunk_close(&c, err);
+	ds_chunk_unlock(ds, &lock);
+	return err;
+}
+
+/*
+ * Undo write @stamp of a fragment held here (undo.c): -EILSEQ when it
+ * holds another stamp, -ENODATA when it has no undo of it.  The stamp it
+ * holds after in *@now.
+ */
+static int ds_frag_rollback_local(struct ds *ds, const struct aifs_chunk_id *id,
+				  u32 chunk, u64 stamp, u64 *now)
+{
+	struct ds_lock lock;
+	struct ds_chunk c;
+	int err;
+
+	err = ds_frag_open(ds, id, 0, &lock, &c);
+	if (err)
+		return err == -ENOENT ? -EILSEQ : err;
+	if (c.meta.chunk_size != chunk)
+		err = -EINVAL;
+	else if (c.meta.version != stamp)
+		err = -EILSEQ;
+	else
+		err = ds_undo_apply(&c, stamp);
+	if (err && err != -EILSEQ && err != -ENODATA && err != -EINVAL) {
+		/* undone in part: its bytes are no stamp's now */
+		c.meta.flags |= DS_META_STALE;
+		if (!ds_meta_store(&c))
+			ds_resync_queue(ds, &c, DS_RESYNC_STALE);
+	}
+	if (!err)
+		err = ds_meta_store(&c) ?: ds_chunk_sync(&c);
+	*now = c.meta.version;
 	ds_chunk_close(&c, err);
 	ds_chunk_unlock(ds, &lock);
 	return err;
@@ -263,21 +335,23 @@ static int ds_frag_read_peer(struct ds_frag_io *io)
  * cannot be reached is waited for until the MDS counts it out, then
  * skipped (0: the stripe is short of that fragment until it is rebuilt);
  * one that answers ESTALE (catching up) is skipped; any other failure
- * fails the write (-EAGAIN: the client tries again).
+ * (EILSEQ: it holds another stamp) fails the write (-EAGAIN: the client
+ * tries again).
  */
 static int ds_frag_write_peer(struct ds_frag_io *io)
 {
 	struct ds_stripe *s = io->s;
 	u32 member = s->members[io->frag];
-	struct aifs_chunk_write_req r = {
+	struct aifs_frag_write_req r = {
 		.id = ds_frag_id(s, io->frag),
+		.stamp = cpu_to_le64(io->change.stamp),
+		.prev = cpu_to_le64(io->change.prev),
 		.offset = cpu_to_le32(io->offset),
 		.flags = cpu_to_le32(s->sync ? AIFS_IO_SYNC : 0),
 		.chunk_size = cpu_to_le32(s->chunk),
-		.layout_gen = cpu_to_le32(s->layout_gen),
 	};
 	struct aifs_span part = { NULL, io->len };
-	u8 head[AIFS_CHUNK_WRITE_REQ_SIZE];
+	u8 head[AIFS_FRAG_WRITE_REQ_SIZE];
 	struct aifs_reply reply = { 0 };
 	struct aifs_chunk_rep rep;
 	struct iovec iov[2];
@@ -325,7 +399,7 @@ static void ds_frag_io_run(struct ds_frag_io *io)
 	if (io->write && local) {
 		io->err = ds_frag_write_local(s->ds, &id, s->chunk, io->offset,
 					      io->buf, io->len, s->sync,
-					      DS_FRAG_ANY, &io->version);
+					      &io->change);
 		io->refused = io->err;
 	} else if (io->write) {
 		io->err = ds_frag_write_peer(io);
@@ -361,24 +435,29 @@ static void ds_frag_io_all(struct ds_frag_io *io, u32 n)
 
 /*
  * Read columns [@c0, @c1) of the fragments flagged in @want into the
- * slice; a fragment that cannot be read is lost.  Holes read as zeros.
+ * slice, and with @probe the stamp of every other member (a FRAG_READ of
+ * no bytes); a fragment that cannot be read is lost.  Holes read as
+ * zeros, stamp 0.  Once the stripe's stamp is agreed, a fragment of
+ * another makes the stripe torn (a write got in: two leaders).
  */
 static void ds_stripe_read(struct ds_stripe *s, const bool *want, u32 c0,
-			   u32 c1)
+			   u32 c1, bool probe)
 {
 	struct ds_frag_io io[AIFS_EC_MAX_WIDTH];
 	u32 f, n = 0;
+	bool bytes;
 
 	for (f = 0; f < s->width; f++) {
-		if (!want[f] || s->read[f] || s->lost[f])
+		bytes = want && want[f] && !s->read[f];
+		if (s->lost[f] || (!bytes && (!probe || s->seen[f])))
 			continue;
 		if (ds_peer_out(s->ds, s->members[f])) {
 			s->lost[f] = true;
 			continue;
 		}
 		io[n++] = (struct ds_frag_io){
-			.s = s, .frag = f, .offset = c0, .len = c1 - c0,
-			.buf = s->frag[f],
+			.s = s, .frag = f, .offset = bytes ? c0 : 0,
+			.len = bytes ? c1 - c0 : 0, .buf = s->frag[f],
 		};
 	}
 	ds_frag_io_all(io, n);
@@ -387,10 +466,11 @@ static void ds_stripe_read(struct ds_stripe *s, const bool *want, u32 c0,
 			s->lost[io[f].frag] = true;
 			continue;
 		}
-		s->read[io[f].frag] = true;
+		s->seen[io[f].frag] = true;
+		s->stamp[io[f].frag] = io[f].err ? 0 : io[f].version;
+		s->read[io[f].frag] |= io[f].len > 0;
 		s->found |= !io[f].err;
-		if (io[f].version > s->version)
-			s->version = io[f].version;
+		s->torn |= s->settled && s->stamp[io[f].frag] != s->agreed;
 	}
 }
 
@@ -406,7 +486,8 @@ static u32 ds_stripe_count(const struct ds_stripe *s, const bool *flags)
 /*
  * Make the slice whole from what could be read: read more fragments
  * (parity first, then what was not wanted) until K are in, then decode
- * the rest.  -EIO when fewer than K can be read.
+ * the rest.  -EIO when fewer than K can be read, -EILSEQ when one read
+ * holds another stamp.
  */
 static int ds_stripe_decode(struct ds_stripe *s, u32 c0, u32 c1)
 {
@@ -424,11 +505,274 @@ static int ds_stripe_decode(struct ds_stripe *s, u32 c0, u32 c1)
 		}
 		if (!ds_stripe_count(s, want))
 			return -EIO;
-		ds_stripe_read(s, want, c0, c1);
+		ds_stripe_read(s, want, c0, c1, false);
 	}
+	if (s->torn)
+		return -EILSEQ;
 	for (f = 0; f < s->width; f++)
 		lost[f] = !s->read[f];
 	return aifs_ec_decode(s->ec, s->frag, lost, c1 - c0);
+}
+
+/* The stamp a write led here after @stamp gives. */
+static u64 ds_stamp_next(const struct ds_stripe *s, u64 stamp)
+{
+	return (((stamp >> DS_STAMP_LEADER_BITS) + 1) << DS_STAMP_LEADER_BITS) |
+	       DS_STAMP_LEADER(ds_self_id(s->ds));
+}
+
+/*
+ * The newest stamp the members seen hold, and how many hold it (*@n):
+ * the highest count; of two writes with one count (two leaders), the one
+ * more members took, then the higher.
+ */
+static u64 ds_stripe_newest(const struct ds_stripe *s, u32 *n)
+{
+	u32 f, g, count, best = 0;
+	u64 top = 0;
+
+	for (f = 0; f < s->width; f++) {
+		if (!s->seen[f])
+			continue;
+		for (count = 0, g = 0; g < s->width; g++)
+			count += s->seen[g] && s->stamp[g] == s->stamp[f];
+		if (!best ||
+		    s->stamp[f] >> DS_STAMP_LEADER_BITS >
+		    top >> DS_STAMP_LEADER_BITS ||
+		    (s->stamp[f] >> DS_STAMP_LEADER_BITS ==
+		     top >> DS_STAMP_LEADER_BITS &&
+		     (count > best || (count == best && s->stamp[f] > top)))) {
+			top = s->stamp[f];
+			best = count;
+		}
+	}
+	*n = best;
+	return top;
+}
+
+/* FRAG_ROLLBACK of write @stamp to fragment @frag's member (or here). */
+static int ds_frag_rollback(struct ds_stripe *s, u32 frag, u64 stamp)
+{
+	struct aifs_frag_rollback_req r = {
+		.id = ds_frag_id(s, frag),
+		.stamp = cpu_to_le64(stamp),
+		.chunk_size = cpu_to_le32(s->chunk),
+	};
+	struct aifs_reply reply;
+	u64 now;
+	int err;
+
+	if (s->members[frag] == ds_self_id(s->ds))
+		return ds_frag_rollback_local(s->ds, &r.id, s->chunk, stamp,
+					      &now);
+	err = ds_peer_ask(s->ds, s->members[frag], AIFS_OP_FRAG_ROLLBACK, &r,
+			  sizeof(r), &reply);
+	if (!err) {
+		err = -(int)reply.status;
+		aifs_reply_free(&reply);
+	}
+	return err;
+}
+
+/* The members that took write @top undo it: it was not acknowledged. */
+static int ds_stripe_roll_back(struct ds_stripe *s, u64 top)
+{
+	u32 f;
+	int err;
+
+	for (f = 0; f < s->width; f++) {
+		if (!s->seen[f] || s->stamp[f] != top)
+			continue;
+		err = ds_frag_rollback(s, f, top);
+		if (err) {
+			aifs_err("stripe %llu:%u: fragment %u on data server %u cannot undo a torn write (%s)",
+				 (unsigned long long)le64_to_cpu(s->id.ino),
+				 le32_to_cpu(s->id.index), f, s->members[f],
+				 strerror(-err));
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The members seen without write @top get it: their fragments rebuilt
+ * whole, a slice at a time, from K members that hold it (with no undo:
+ * such a stripe is never rolled back, for K members hold the write).
+ */
+static int ds_stripe_roll_forward(struct ds_stripe *s, u64 top)
+{
+	bool behind[AIFS_EC_MAX_WIDTH];
+	struct ds_frag_io io;
+	u32 f, c0, c1;
+	int err = 0;
+
+	for (f = 0; f < s->width; f++)
+		behind[f] = s->seen[f] && s->stamp[f] != top;
+	for (c0 = 0; !err && c0 < s->chunk; c0 = c1) {
+		c1 = s->chunk - c0 > DS_EC_SLICE ? c0 + DS_EC_SLICE : s->chunk;
+		for (f = 0; f < s->width; f++) {
+			s->lost[f] = !s->seen[f] || s->stamp[f] != top;
+			s->read[f] = false;
+		}
+		s->agreed = top;
+		s->settled = true;
+		s->torn = false;
+		err = ds_stripe_decode(s, c0, c1);
+		for (f = 0; !err && f < s->width; f++) {
+			if (!behind[f])
+				continue;
+			io = (struct ds_frag_io){
+				.s = s, .frag = f, .offset = c0,
+				.len = c1 - c0, .buf = s->frag[f],
+				.write = true,
+				/* no undo: it would hold the first slice only */
+				.change = { s->stamp[f], top, false },
+			};
+			ds_frag_io_run(&io);
+			err = io.err ?: (io.skipped ? -EAGAIN : 0);
+		}
+	}
+	return err;
+}
+
+/* One EC_READ of @len bytes at @off of fragment @frag to @member. */
+static int ds_ec_read_peer(struct ds *ds, const struct aifs_chunk_id *id,
+			   const struct aifs_ec_group *g, u32 member, u32 off,
+			   u32 len, u8 *out, u64 *stamp)
+{
+	struct aifs_ec_read_req req = {
+		.id = *id,
+		.offset = cpu_to_le32(off),
+		.length = cpu_to_le32(len),
+		.group = *g,
+	};
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
+	struct aifs_chunk_read_rep rep;
+	struct aifs_reply reply;
+	int err;
+
+	err = ds_peer_ask(ds, member, AIFS_OP_EC_READ, &req, sizeof(req),
+			  &reply);
+	if (!err)
+		err = aifs_decode_ec_read_rep(reply.payload, reply.len, &rep,
+					      parts);
+	if (!err && (parts[0].len != len || !rep.version))
+		err = -EPROTO;
+	if (!err) {
+		memcpy(out, parts[0].data, len);
+		*stamp = le64_to_cpu(rep.version);
+	}
+	aifs_reply_free(&reply);
+	return err;
+}
+
+/*
+ * Have data server @leader settle the stripe, under its lock: an EC_READ
+ * of a few bytes, which waits for the write it may have under way and
+ * settles what is torn (ds_ec_read()).
+ */
+static int ds_stripe_settle_at(struct ds_stripe *s, u32 leader)
+{
+	struct aifs_ec_group g = {
+		.chunk_size = cpu_to_le32(s->chunk),
+		.k = s->k,
+		.m = s->width - s->k,
+	};
+	struct aifs_chunk_id id = ds_frag_id(s, 0);
+	u8 bytes[AIFS_EC_ALIGN];
+	u64 stamp;
+	u32 f;
+	int err;
+
+	for (f = 0; f < s->width; f++)
+		g.members[f] = cpu_to_le32(s->members[f]);
+	err = ds_ec_read_peer(s->ds, &id, &g, leader, 0, sizeof(bytes), bytes,
+			      &stamp);
+	return err == -ENOENT ? 0 : err;
+}
+
+/*
+ * A stripe whose members hold different stamps: a write torn by its
+ * leader's death, or two leaders at once.  A member that missed an
+ * acknowledged write serves nothing until rebuilt (rules 20 and 22), so
+ * one seen with an older stamp means the newest write was not
+ * acknowledged: rolling it back loses nothing, and is what happens when
+ * fewer than K members hold it; with K or more it is rolled forward.
+ * Under the stripe's lock, taken for a change.  Only the newest write's
+ * leader may, or anyone once the MDS counts it out: a write under way
+ * looks torn too, and its leader answers it only while it serves
+ * (ds_ec_write_apply()); one that serves settles it itself.
+ */
+static int ds_stripe_settle(struct ds_stripe *s)
+{
+	u32 n;
+	u64 top = ds_stripe_newest(s, &n);
+	u32 leader = DS_STAMP_LEADER(top);
+
+	if (leader != DS_STAMP_LEADER(ds_self_id(s->ds)) &&
+	    !ds_peer_leads_nothing(s->ds, leader)) {
+		int err = ds_stripe_settle_at(s, leader);
+
+		return err == -EILSEQ || !err ? 0 : -EAGAIN;
+	}
+
+	aifs_warn("stripe %llu:%u: a torn write (stamp %llx on %u of %u members seen): rolled %s",
+		  (unsigned long long)le64_to_cpu(s->id.ino),
+		  le32_to_cpu(s->id.index), (unsigned long long)top, n,
+		  ds_stripe_count(s, s->seen), n >= s->k ? "forward" : "back");
+	if (n >= s->k)
+		return ds_stripe_roll_forward(s, top);
+	return ds_stripe_roll_back(s, top);
+}
+
+/* Whether every member seen holds one stamp: the stripe's, in @agreed. */
+static bool ds_stripe_agree(struct ds_stripe *s)
+{
+	u32 f;
+	bool first = true;
+
+	for (f = 0; f < s->width; f++) {
+		if (!s->seen[f])
+			continue;
+		if (!first && s->stamp[f] != s->agreed)
+			return false;
+		s->agreed = s->stamp[f];
+		first = false;
+	}
+	if (first)
+		s->agreed = 0;
+	return true;
+}
+
+/*
+ * Start on columns [@c0, @c1): the fragments in @want read, and every
+ * member's stamp.  A stripe whose members disagree is settled first when
+ * the caller holds its lock for a change (@settle), else -EILSEQ.
+ */
+static int ds_stripe_begin(struct ds_stripe *s, const bool *want, u32 c0,
+			   u32 c1, bool settle)
+{
+	int tries, err;
+
+	for (tries = 0;; tries++) {
+		memset(s->lost, 0, sizeof(s->lost));
+		memset(s->read, 0, sizeof(s->read));
+		memset(s->seen, 0, sizeof(s->seen));
+		s->settled = s->torn = false;
+		ds_stripe_read(s, want, c0, c1, true);
+		if (ds_stripe_agree(s)) {
+			s->settled = true;
+			return 0;
+		}
+		if (!settle)
+			return -EILSEQ;
+		if (tries == DS_EC_SETTLE_TRIES)
+			return -EAGAIN;
+		err = ds_stripe_settle(s);
+		if (err)
+			return err;
+	}
 }
 
 /* Where a write of @len bytes at @off of the stripe's data falls in @frag. */
@@ -497,24 +841,30 @@ static void ds_stripe_behind(struct ds_stripe *s, struct ds_frag_io *io,
 	}
 }
 
-/* Write what changed in columns [@c0, @c1): data as written, all parity. */
+/*
+ * Write what changed in columns [@c0, @c1): data as written, all parity,
+ * and the new stamp to the data fragments the write leaves alone.
+ */
 static int ds_stripe_store(struct ds_stripe *s, u32 off, u32 len, u32 c0,
 			   u32 c1)
 {
 	struct ds_frag_io io[AIFS_EC_MAX_WIDTH];
-	u32 f, a, b, n = 0;
-	int err = 0;
+	struct aifs_chunk_id own = s->id;
+	u32 f, a, b;
+	int err;
 
 	for (f = 0; f < s->width; f++) {
-		if (f < s->k) {
-			if (!ds_frag_span(s, f, off, len, &a, &b) ||
-			    b <= c0 || a >= c1)
-				continue;
+		if (s->members[f] == ds_self_id(s->ds))
+			own = ds_frag_id(s, f);
+		if (f >= s->k) {
+			a = c0;
+			b = c1;
+		} else if (ds_frag_span(s, f, off, len, &a, &b) && b > c0 &&
+			   a < c1) {
 			a = a > c0 ? a : c0;
 			b = b < c1 ? b : c1;
 		} else {
-			a = c0;
-			b = c1;
+			a = b = c0;	/* its stamp only */
 		}
 		/*
 		 * a member our map counts out is tried all the same: it may
@@ -522,20 +872,28 @@ static int ds_stripe_store(struct ds_stripe *s, u32 off, u32 len, u32 c0,
 		 * one still out fails fast and is skipped
 		 * (ds_frag_write_peer())
 		 */
-		io[n++] = (struct ds_frag_io){
+		io[f] = (struct ds_frag_io){
 			.s = s, .frag = f, .offset = a, .len = b - a,
 			.buf = s->frag[f] + (a - c0), .write = true,
+			.change = { s->agreed, s->next, true },
 		};
 	}
-	ds_frag_io_all(io, n);
-	for (f = 0; f < n; f++) {
+	err = ds_intent_begin(s->ds, &own, s->sync);
+	if (err)
+		return err;
+	ds_frag_io_all(io, s->width);
+	/*
+	 * a leader that dies here, its fragments written and nothing
+	 * answered, leaves the stripe torn when a member refused its write
+	 */
+	aifs_fail_crash(AIFS_FAIL_DS_WRITE_CRASH, AIFS_OP_EC_WRITE);
+	for (f = 0; f < s->width; f++) {
 		if (io[f].err)
 			err = io[f].err;
-		s->missed[io[f].frag] |= io[f].skipped;
-		if (io[f].frag >= s->k && io[f].version > s->version)
-			s->version = io[f].version;
+		s->missed[f] |= io[f].skipped;
 	}
-	ds_stripe_behind(s, io, n);
+	ds_stripe_behind(s, io, s->width);
+	ds_intent_end(s->ds, &own);
 	return err;
 }
 
@@ -572,20 +930,19 @@ static int ds_ec_write_slice(struct ds_stripe *s, const u8 *data, u32 off,
 	u32 f, a, b;
 	int err;
 
-	memset(s->lost, 0, sizeof(s->lost));
-	memset(s->read, 0, sizeof(s->read));
 	for (f = 0; f < s->k; f++)
 		want[f] = !ds_frag_span(s, f, off, len, &a, &b) || a > c0 ||
 			  b < c1;
-	ds_stripe_read(s, want, c0, c1);
-	for (f = 0; f < s->k; f++) {
+	err = ds_stripe_begin(s, want, c0, c1, true);
+	for (f = 0; !err && f < s->k; f++) {
 		if (want[f] && s->lost[f]) {
 			err = ds_stripe_decode(s, c0, c1);
-			if (err)
-				return err;
 			break;
 		}
 	}
+	if (err)
+		return err == -EILSEQ ? -EAGAIN : err;
+	s->next = ds_stamp_next(s, s->agreed);
 	for (f = 0; f < s->k; f++) {
 		if (!ds_frag_span(s, f, off, len, &a, &b) || b <= c0 ||
 		    a >= c1)
@@ -770,6 +1127,12 @@ static int ds_ec_write_apply(struct ds_stripe *s,
 		err = ds_layout_gen_check(s->ds, le64_to_cpu(r->id.ino),
 					  s->layout_gen);
 	}
+	/*
+	 * counted out meanwhile: others may have settled the stripe as torn
+	 * and rolled the write back (ds_stripe_settle())
+	 */
+	if (!err && !ds_serving(s->ds))
+		err = -ESTALE;
 	ds_chunk_unlock(s->ds, &lock);
 	return err;
 }
@@ -801,7 +1164,7 @@ static int ds_ec_write(struct aifs_request *req)
 		if (!err)
 			err = ds_ec_write_apply(&s, &r, &data);
 		if (!err)
-			err = ds_ec_reply_chunk(req, s.version, data.len);
+			err = ds_ec_reply_chunk(req, s.next, data.len);
 		ds_stripe_free(&s);
 	}
 	if (rdma_buf)
@@ -817,7 +1180,7 @@ static int ds_ec_read_reply(struct aifs_request *req,
 {
 	bool rdma = le32_to_cpu(r->flags) & AIFS_IO_RDMA;
 	struct aifs_chunk_read_rep rep = {
-		.version = cpu_to_le64(s->version ? s->version : 1),
+		.version = cpu_to_le64(s->agreed),
 		.chunk_len = cpu_to_le32(s->chunk),
 	};
 	struct aifs_span part = { NULL, rdma ? 0 : len };
@@ -855,18 +1218,24 @@ static int ds_ec_decode_range(struct ds_stripe *s, u32 want, u32 off,
 	u32 c0 = off & ~(AIFS_EC_ALIGN - 1), c1, end = off + len;
 	bool ask[AIFS_EC_MAX_WIDTH];
 	u32 f, from, to;
+	u64 stamp = 0;
 	int err;
 
+	/* the other data fragments first: the cheapest K */
+	for (f = 0; f < s->width; f++)
+		ask[f] = f < s->k && f != want;
 	for (; c0 < end; c0 = c1) {
 		c1 = end - c0 > DS_EC_SLICE ? c0 + DS_EC_SLICE :
 		     (end + AIFS_EC_ALIGN - 1) & ~(AIFS_EC_ALIGN - 1);
-		memset(s->lost, 0, sizeof(s->lost));
-		memset(s->read, 0, sizeof(s->read));
+		err = ds_stripe_begin(s, ask, c0, c1, false);
+		if (err)
+			return err;
+		/* a write between two slices: one stamp for all, or again */
+		if (c0 > (off & ~(AIFS_EC_ALIGN - 1)) && s->agreed != stamp)
+			return -EAGAIN;
+		stamp = s->agreed;
 		s->lost[want] = true;
-		/* the other data fragments first: the cheapest K */
-		for (f = 0; f < s->width; f++)
-			ask[f] = f < s->k && f != want;
-		ds_stripe_read(s, ask, c0, c1);
+		s->read[want] = false;
 		err = ds_stripe_decode(s, c0, c1);
 		if (err)
 			return err;
@@ -875,7 +1244,8 @@ static int ds_ec_decode_range(struct ds_stripe *s, u32 want, u32 off,
 		memcpy(out + (from - off), s->frag[want] + (from - c0),
 		       to - from);
 	}
-	return s->found ? 0 : -ENOENT;
+	/* no stamp: holes, or a first write rolled back */
+	return s->found && stamp ? 0 : -ENOENT;
 }
 
 /* EC_READ: a fragment its own server cannot serve, decoded. */
@@ -884,8 +1254,8 @@ static int ds_ec_read(struct aifs_request *req)
 	struct aifs_ec_read_req r;
 	struct ds_stripe s;
 	struct ds_lock lock;
+	int err, tries;
 	u8 *out;
-	int err;
 
 	if (!ds_serving(req->data))
 		return -ESTALE;
@@ -901,13 +1271,25 @@ static int ds_ec_read(struct aifs_request *req)
 	out = malloc(le32_to_cpu(r.length));
 	if (!err && !out)
 		err = -ENOMEM;
-	if (!err) {
+	for (tries = 0; !err && tries <= DS_EC_SETTLE_TRIES; tries++) {
 		ds_stripe_lock(&s, false, &lock);
 		err = ds_ec_decode_range(&s, le16_to_cpu(r.id.fragment) - 1,
 					 le32_to_cpu(r.offset),
 					 le32_to_cpu(r.length), out);
 		ds_chunk_unlock(s.ds, &lock);
+		if (err != -EILSEQ)
+			break;
+		/* torn: settled under the lock taken for a change */
+		ds_stripe_lock(&s, true, &lock);
+		err = ds_stripe_begin(&s, NULL, 0, 0, true);
+		ds_chunk_unlock(s.ds, &lock);
 	}
+	/*
+	 * torn, and its newest write's leader out of reach but not counted
+	 * out yet: the client tries again, as with a server catching up
+	 */
+	if (err == -EILSEQ || err == -EAGAIN)
+		err = -ESTALE;
 	if (!err)
 		err = ds_ec_read_reply(req, &r, &s, out, le32_to_cpu(r.length));
 	free(out);
@@ -962,8 +1344,12 @@ static int ds_ec_archive_slice(struct ds_stripe *s,
 			       u32 c0, u32 c1)
 {
 	u32 first = le32_to_cpu(r->id.index) * s->k, f, a, b;
-	int err = 0;
+	int err;
 
+	/* a try before may have left fragments: their stamp is the prev */
+	err = ds_stripe_begin(s, NULL, c0, c1, true);
+	if (!err)
+		s->next = ds_stamp_next(s, s->agreed);
 	for (f = 0; f < s->k && !err; f++) {
 		memset(s->frag[f], 0, c1 - c0);
 		if (!ds_frag_span(s, f, 0, len, &a, &b) || b <= c0 || a >= c1)
@@ -1015,7 +1401,7 @@ static int ds_ec_archive(struct aifs_request *req)
 		ds_chunk_unlock(s.ds, &lock);
 	}
 	if (!err)
-		err = ds_ec_reply_chunk(req, s.version, len);
+		err = ds_ec_reply_chunk(req, s.next, len);
 	ds_stripe_free(&s);
 	return err;
 }
@@ -1046,11 +1432,18 @@ static int ds_ec_verify_slice(struct ds_stripe *s, u32 c0, u32 c1,
 	u64 bad = 0;
 	int err;
 
-	memset(s->lost, 0, sizeof(s->lost));
-	memset(s->read, 0, sizeof(s->read));
 	for (f = 0; f < s->width; f++)
 		want[f] = true;
-	ds_stripe_read(s, want, c0, c1);
+	err = ds_stripe_begin(s, want, c0, c1, repair);
+	if (err == -EILSEQ) {
+		/* torn, and not to be settled: none of it is one codeword */
+		rep->checked = cpu_to_le64(le64_to_cpu(rep->checked) + len);
+		rep->mismatched = cpu_to_le64(le64_to_cpu(rep->mismatched) +
+					      len);
+		return 0;
+	}
+	if (err)
+		return err;
 	if (ds_stripe_count(s, s->lost)) {
 		rep->skipped = cpu_to_le64(le64_to_cpu(rep->skipped) + len);
 		return 0;
@@ -1066,6 +1459,7 @@ static int ds_ec_verify_slice(struct ds_stripe *s, u32 c0, u32 c1,
 		return 0;
 	for (f = s->k; f < s->width; f++)
 		memcpy(s->frag[f], code[f], len);
+	s->next = ds_stamp_next(s, s->agreed);
 	err = ds_stripe_store(s, 0, 0, c0, c1);
 	if (!err)
 		rep->repaired = cpu_to_le64(le64_to_cpu(rep->repaired) + bad);
@@ -1291,39 +1685,13 @@ static int ds_ec_sync_stripes(struct ds *ds, const struct aifs_chunk_sync_req *r
 	return answered ? 0 : -EAGAIN;
 }
 
-/* One EC_READ of @len bytes at @off of fragment @frag to @member. */
-static int ds_ec_read_peer(struct ds *ds, const struct aifs_chunk_id *id,
-			   const struct aifs_ec_group *g, u32 member, u32 off,
-			   u32 len, u8 *out)
-{
-	struct aifs_ec_read_req req = {
-		.id = *id,
-		.offset = cpu_to_le32(off),
-		.length = cpu_to_le32(len),
-		.group = *g,
-	};
-	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
-	struct aifs_chunk_read_rep rep;
-	struct aifs_reply reply;
-	int err;
-
-	err = ds_peer_ask(ds, member, AIFS_OP_EC_READ, &req, sizeof(req),
-			  &reply);
-	if (!err)
-		err = aifs_decode_ec_read_rep(reply.payload, reply.len, &rep,
-					      parts);
-	if (!err && parts[0].len != len)
-		err = -EPROTO;
-	if (!err)
-		memcpy(out, parts[0].data, len);
-	aifs_reply_free(&reply);
-	return err;
-}
-
-/* Columns [@off, @off + @len) of the fragment @id, from the first member that decodes them. */
+/*
+ * Columns [@off, @off + @len) of the fragment @id, from the first member
+ * that decodes them, and the stripe's stamp they are of.
+ */
 static int ds_ec_decoded(struct ds *ds, const struct aifs_chunk_id *id,
 			 const struct aifs_ec_group *g, u32 off, u32 len,
-			 u8 *out)
+			 u8 *out, u64 *stamp)
 {
 	u32 f, self = ds_self_id(ds), member;
 	int err = -EAGAIN;
@@ -1332,7 +1700,8 @@ static int ds_ec_decoded(struct ds *ds, const struct aifs_chunk_id *id,
 		member = le32_to_cpu(g->members[f]);
 		if (member == self || ds_peer_out(ds, member))
 			continue;
-		err = ds_ec_read_peer(ds, id, g, member, off, len, out);
+		err = ds_ec_read_peer(ds, id, g, member, off, len, out,
+				      stamp);
 		if (!err || err == -ENOENT)
 			return err;
 	}
@@ -1353,24 +1722,31 @@ static int ds_ec_rebuild(struct ds *ds, const struct aifs_chunk_sync_req *r,
 	struct aifs_chunk_id id = r->id;
 	struct aifs_chunk_entry e = { 0 };
 	struct aifs_ec_group grp;
-	u64 version;
+	struct ds_frag_change ch = { 0 };
+	u64 stamp = 0;
 	int err = 0;
 
 	ds_ec_group_of(l, g, &grp);
 	id.index = cpu_to_le32(stripe);
 	id.fragment = cpu_to_le16(AIFS_EC_FRAGMENT(f));
 	ds_chunk_stat(ds, &id, &e);
-	version = le64_to_cpu(e.version);	/* 0: none here */
+	ch.prev = le64_to_cpu(e.version);	/* 0: none here */
 	for (off = 0; !err && off < chunk; off += slice) {
-		err = ds_ec_decoded(ds, &id, &grp, off, slice, buf);
+		err = ds_ec_decoded(ds, &id, &grp, off, slice, buf, &stamp);
+		/* a write between two slices: they are of two codewords */
+		if (!err && off && stamp != ch.stamp)
+			err = -EAGAIN;
+		ch.stamp = stamp;
 		if (!err)
 			err = ds_frag_write_local(ds, &id, chunk, off, buf,
 						  slice, off + slice == chunk,
-						  version, &version);
+						  &ch);
 	}
 	/* whole again: no longer behind, unless a write came meanwhile */
 	if (!err && e.flags & cpu_to_le16(AIFS_CHUNK_STALE))
-		err = ds_frag_mark(ds, &id, chunk, false, version);
+		err = ds_frag_mark(ds, &id, chunk, false, ch.stamp);
+	if (err == -EILSEQ)
+		err = -EAGAIN;
 	/* nothing of the stripe anywhere: a hole */
 	return err == -ENOENT ? 0 : err;
 }
@@ -1466,8 +1842,8 @@ int ds_ec_sync(struct ds *ds, const struct aifs_chunk_sync_req *r,
 static int ds_frag_write(struct aifs_request *req)
 {
 	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
-	struct aifs_chunk_write_req r;
-	u64 version = 0;
+	struct aifs_frag_write_req r;
+	struct ds_frag_change ch;
 	int err;
 
 	err = aifs_decode_frag_write_req(req->payload, req->payload_len, &r,
@@ -1476,16 +1852,40 @@ static int ds_frag_write(struct aifs_request *req)
 		err = ds_check_id(req->data, &r.id);
 	if (!err)
 		err = aifs_fail_errno(AIFS_FAIL_DS_WRITE_ERROR, req->opcode);
-	if (!err && (le32_to_cpu(r.flags) & ~AIFS_IO_SYNC))
-		err = -EINVAL;	/* the leader sends its bytes */
+	if (err)
+		return err;
+	ch = (struct ds_frag_change){
+		le64_to_cpu(r.prev), le64_to_cpu(r.stamp), true
+	};
+	err = ds_frag_write_local(req->data, &r.id, le32_to_cpu(r.chunk_size),
+				  le32_to_cpu(r.offset), parts[0].data,
+				  parts[0].len,
+				  le32_to_cpu(r.flags) & AIFS_IO_SYNC, &ch);
+	return err ? err : ds_ec_reply_chunk(req, ch.stamp, parts[0].len);
+}
+
+/* FRAG_ROLLBACK: a torn write undone on our fragment (ds_stripe_settle()). */
+static int ds_frag_rollback_handler(struct aifs_request *req)
+{
+	struct aifs_frag_rollback_req r;
+	u64 now = 0;
+	int err;
+
+	err = aifs_decode_frag_rollback_req(req->payload, req->payload_len,
+					    &r, NULL);
 	if (!err)
-		err = ds_frag_write_local(req->data, &r.id,
-					  le32_to_cpu(r.chunk_size),
-					  le32_to_cpu(r.offset), parts[0].data,
-					  parts[0].len,
-					  le32_to_cpu(r.flags) & AIFS_IO_SYNC,
-					  DS_FRAG_ANY, &version);
-	return err ? err : ds_ec_reply_chunk(req, version, parts[0].len);
+		err = ds_check_id(req->data, &r.id);
+	if (!err)
+		err = ds_frag_rollback_local(req->data, &r.id,
+					     le32_to_cpu(r.chunk_size),
+					     le64_to_cpu(r.stamp), &now);
+	if (!err)
+		aifs_warn("chunk %llx.%x.%x: a torn write %llx rolled back to %llx",
+			  (unsigned long long)le64_to_cpu(r.id.ino),
+			  le32_to_cpu(r.id.index), le16_to_cpu(r.id.fragment),
+			  (unsigned long long)le64_to_cpu(r.stamp),
+			  (unsigned long long)now);
+	return err ? err : ds_ec_reply_chunk(req, now, 0);
 }
 
 /* FRAG_BEHIND: a leader's word that our fragment missed a stripe's write. */
@@ -1524,6 +1924,8 @@ int ds_ec_register(struct aifs_server *srv)
 		{ AIFS_OP_FRAG_READ, ds_read, AIFS_HANDLER_PEER },
 		{ AIFS_OP_FRAG_WRITE, ds_frag_write, AIFS_HANDLER_PEER },
 		{ AIFS_OP_FRAG_BEHIND, ds_frag_behind_handler,
+		  AIFS_HANDLER_PEER },
+		{ AIFS_OP_FRAG_ROLLBACK, ds_frag_rollback_handler,
 		  AIFS_HANDLER_PEER },
 	};
 

@@ -252,7 +252,11 @@ int ds_read(struct aifs_request *req)
 	u32 offset, len;
 	int err, moved;
 
-	err = aifs_decode_chunk_read_req(req->payload, req->payload_len, &r,
+	/* a FRAG_READ of no bytes is a probe of the fragment's stamp */
+	err = req->opcode == AIFS_OP_FRAG_READ ?
+	      aifs_decode_frag_read_req(req->payload, req->payload_len, &r,
+					NULL) :
+	      aifs_decode_chunk_read_req(req->payload, req->payload_len, &r,
 					 NULL);
 	if (!err)
 		err = aifs_fail_errno(AIFS_FAIL_DS_READ_ERROR, req->opcode);

@@ -135,6 +135,9 @@ static int ds_serve(struct ds *ds)
 		err = ds_ec_register(srv);
 	if (!err)
 		err = ds_resync_start(ds);
+	/* before anything is served: what a crash cut short is stale */
+	if (!err)
+		err = ds_intent_recover(ds);
 	if (!err)
 		ds_repair_requeue(ds);
 	if (!err)

@@ -472,6 +472,7 @@ static void ds_chunk_unlink(struct ds *ds, const struct aifs_chunk_id *id,
 	if (snprintf(mpath, sizeof(mpath), "%s.meta", path) >= (int)sizeof(mpath))
 		return;
 	ds_side_unlink(path);
+	ds_undo_unlink(path);
 	if (!unlink(mpath))
 		atomic_fetch_sub(&ds->nr_chunks, 1);
 	unlink(path);

@@ -171,27 +171,34 @@ static void check_old_reader(const struct aifs_layout *old)
 		aifs_reply_free(&reply);
 }
 
-/* Junk over the first 4 KiB of stripe 0's first parity fragment. */
+/*
+ * Junk over the first 4 KiB of stripe 0's first parity fragment, written
+ * as another slice of the write that gave it its stamp: CRCs and stamp
+ * vouch for it, and only its disagreement with the data shows.
+ */
 static void spoil_parity(struct ds_proc *p)
 {
-	struct aifs_chunk_write_req req = {
-		.data_len = cpu_to_le32(4096),
-		.flags = cpu_to_le32(AIFS_IO_SYNC),
+	struct aifs_frag_write_req req = {
 		.chunk_size = cpu_to_le32(CHUNK),
 	};
 	struct aifs_span part = { NULL, 4096 };
-	u8 head[AIFS_CHUNK_WRITE_REQ_SIZE];
+	u8 head[AIFS_FRAG_WRITE_REQ_SIZE];
 	struct aifs_reply reply = { 0 };
 	static u8 junk[4096];
 	struct iovec iov[2] = {
 		{ head, sizeof(head) }, { junk, sizeof(junk) },
 	};
+	u64 stamp = 0;
 	int err;
 
 	memset(junk, 0x5a, sizeof(junk));
 	ds_chunk_id(&req.id, ino, 0);
 	req.id.fragment = cpu_to_le16(AIFS_EC_FRAGMENT(K));
-	err = aifs_encode_frag_write_req(head, sizeof(head), &req, &part);
+	err = ds_frag_stamp(p, ino, 0, K, &stamp);
+	req.stamp = req.prev = cpu_to_le64(stamp);
+	if (!err)
+		err = aifs_encode_frag_write_req(head, sizeof(head), &req,
+						 &part);
 	if (err > 0) {
 		if (!p->conn)
 			ds_connect(p);

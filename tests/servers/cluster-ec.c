@@ -14,9 +14,10 @@
  * generation up), which rebuilds the lost fragments by decoding and
  * serves them.  Three out in turn while the file is cut: the last one
  * back makes the cut before it serves, the others rebuild no cut stripe.
- * Last, a
- * rebuild's fence landing on a stripe's leader between its fragment
- * writes and its answer: the write is refused (EREMCHG).
+ * A rebuild's fence landing on a stripe's leader between its fragment
+ * writes and its answer: the write is refused (EREMCHG).  Last, a leader
+ * dying between its fragment writes leaves a torn stripe, rolled back or
+ * forward by the first member to find it.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -139,6 +140,7 @@ static void rebuild_around(u32 f)
 		      le32_to_cpu(l.targets[i]),
 		      le32_to_cpu(group.members[i]));
 	group.members[f] = l.targets[f];
+	ds_ec_layout_gen = le32_to_cpu(l.generation);
 	check_fragment(f, "on the new member");
 }
 
@@ -350,6 +352,88 @@ static void torn_by_a_member(u32 p, u32 f, u32 seed)
 	ds_start(member);
 }
 
+/* Restart @p with fail points @spec armed, and wait until it is UP. */
+static void restart_failing(struct ds_proc *p, const char *spec)
+{
+	ds_stop(p, SIGTERM);
+	ds_start_failing(p, spec);
+	CHECK(cluster_wait(cluster_in_state,
+			   &(struct cluster_state){ p, AIFS_DS_UP }, WAIT_MS),
+	      "server %d not UP again with %s", p->id, spec);
+}
+
+/*
+ * The leader dies between its fragment writes and its answer
+ * (ds.write.crash on EC_WRITE) of a write of all stripe 0, which the
+ * first @refused data members after it failed (ds.write.error on their
+ * FRAG_WRITE, once): the stripe is torn, the leader's fragment out.  It
+ * is read decoded at the last data member: with fewer than K members
+ * holding the write, it is rolled back (the old bytes, for it was never
+ * acknowledged); with K or more, rolled forward (the new).  Until
+ * 2026-12-05 fragments carried no stripe stamp, nothing found the tear,
+ * and the decoder mixed old and new fragments into garbage (G3).  Then
+ * the leader is back, rebuilds its fragments, and every member serves
+ * the stripe the read saw.
+ */
+static void leader_dies_mid_write(u32 refused, u32 seed)
+{
+	struct ds_proc *leader = cluster_proc(le32_to_cpu(group.members[0]));
+	struct ds_proc *reader = cluster_proc(le32_to_cpu(group.members[K - 1]));
+	bool forward = WIDTH - 1 - refused >= K;
+	static u8 data[K * CHUNK];
+	char spec[128];
+	u64 until;
+	u32 f;
+	int err;
+
+	snprintf(spec, sizeof(spec),
+		 "ds.write.error:opcode=%d:value=%d:times=1",
+		 AIFS_OP_FRAG_WRITE, EIO);
+	for (f = 1; f <= refused; f++)
+		restart_failing(cluster_proc(le32_to_cpu(group.members[f])),
+				spec);
+	snprintf(spec, sizeof(spec), "ds.write.crash:opcode=%d",
+		 AIFS_OP_EC_WRITE);
+	restart_failing(leader, spec);
+	/*
+	 * the reader's connections to the servers restarted go on the
+	 * first call: a read of stripe 1 through all of them makes them new
+	 */
+	for (f = 0; f < 3 && ds_frag_read(reader, AIFS_OP_EC_READ, ino, 1, 0,
+					   &group, 0, CHUNK, buf); f++)
+		test_sleep_ms(100);
+	ds_fill(data, K * CHUNK, seed);
+	do
+		err = ds_ec_write(leader, ino, 0, &group, 0, data, K * CHUNK);
+	while (err == -ESTALE);
+	CHECK(err && test_server_logged(&leader->srv,
+					"fail point ds.write.crash: crashing"),
+	      "the leader did not die in its write: %d", err);
+	ds_stop(leader, SIGKILL);	/* reaped */
+	if (forward)
+		model_write(0, 0, data, K * CHUNK);
+	/* ESTALE until the MDS counts the leader out: it may be writing */
+	until = aifs_now_ms() + WAIT_MS;
+	while ((err = ds_frag_read(reader, AIFS_OP_EC_READ, ino, 0, 0, &group,
+				   0, CHUNK, buf)) == -ESTALE &&
+	       aifs_now_ms() < until)
+		test_sleep_ms(50);
+	CHECK(!err && !memcmp(buf, model[0][0], CHUNK),
+	      "the dead leader's fragment after a torn write, %u refused: %s, %s",
+	      refused, strerror(-err),
+	      memcmp(buf, model[0][0], CHUNK) ?
+	      (memcmp(buf, data, CHUNK) ? "garbage" : "rolled forward") :
+	      forward ? "rolled forward" : "rolled back");
+	for (f = 1; f < WIDTH; f++)
+		check_fragment(f, "after a torn write");
+	for (f = 1; f <= refused; f++) {
+		ds_stop(cluster_proc(le32_to_cpu(group.members[f])), SIGTERM);
+		start_until_up(f, "without fail points");
+	}
+	start_until_up(0, "after dying in a write");
+	check_fragment(0, "the leader back after a torn write");
+}
+
 /*
  * More than M of a stripe's servers out, one after the other: a write is
  * refused once M are out (EAGAIN: it would leave too few copies of the
@@ -450,8 +534,8 @@ static void fenced_write(void)
 {
 	struct held_ec_write w = { .err = -1 };
 	struct aifs_layout l;
+	u32 f, gen, f_gen;
 	char spec[64];
-	u32 f, gen;
 	int err;
 
 	w.ino = cluster_create("g", &l);
@@ -459,6 +543,8 @@ static void fenced_write(void)
 	for (f = 0; f < WIDTH; f++)
 		w.g.members[f] = l.targets[f];
 	gen = le32_to_cpu(l.generation);
+	f_gen = ds_ec_layout_gen;
+	ds_ec_layout_gen = gen;
 	w.leader = cluster_proc(le32_to_cpu(l.targets[0]));
 	ds_stop(w.leader, SIGTERM);
 	snprintf(spec, sizeof(spec), "ds.write.pause:value=3000:opcode=%d",
@@ -475,6 +561,7 @@ static void fenced_write(void)
 	CHECK(w.err == -EREMCHG,
 	      "an EC write fenced once written: %s, not EREMCHG",
 	      strerror(-w.err));
+	ds_ec_layout_gen = f_gen;	/* file f's again */
 }
 
 int main(void)
@@ -497,6 +584,8 @@ int main(void)
 	CHECK(l.type == AIFS_LAYOUT_EC && le16_to_cpu(l.target_count) == WIDTH,
 	      "the file's layout: type %u, %u targets", l.type,
 	      le16_to_cpu(l.target_count));
+	/* a data server back from being out knows it: older ones are refused */
+	ds_ec_layout_gen = le32_to_cpu(l.generation);
 	group.chunk_size = cpu_to_le32(CHUNK);
 	group.k = K;
 	group.m = M;
@@ -521,5 +610,7 @@ int main(void)
 	for (f = 0; f < WIDTH; f++)
 		check_fragment(f, "after the rebuild");
 	fenced_write();
+	leader_dies_mid_write(2, 47);
+	leader_dies_mid_write(1, 48);
 	return test_result();
 }

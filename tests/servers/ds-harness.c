@@ -321,6 +321,8 @@ int ds_read(struct ds_proc *p, u64 ino, u32 index, u32 offset, u32 len,
 			    data_len, version);
 }
 
+u32 ds_ec_layout_gen = 1;
+
 int ds_ec_write(struct ds_proc *leader, u64 ino, u32 stripe,
 		const struct aifs_ec_group *g, u32 off, const void *data,
 		u32 len)
@@ -328,7 +330,7 @@ int ds_ec_write(struct ds_proc *leader, u64 ino, u32 stripe,
 	struct aifs_ec_write_req req = {
 		.offset = cpu_to_le32(off),
 		.flags = cpu_to_le32(AIFS_IO_SYNC),
-		.layout_gen = cpu_to_le32(1),
+		.layout_gen = cpu_to_le32(ds_ec_layout_gen),
 		.group = *g,
 	};
 	struct aifs_span part = { NULL, len };
@@ -375,6 +377,18 @@ int ds_frag_read(struct ds_proc *p, u16 op, u64 ino, u32 stripe, u32 frag,
 		return ds_read_call(p, op, &ec, sizeof(ec), buf, len, NULL,
 				    NULL);
 	return ds_read_call(p, op, &chunk, sizeof(chunk), buf, len, NULL, NULL);
+}
+
+int ds_frag_stamp(struct ds_proc *p, u64 ino, u32 stripe, u32 frag,
+		  u64 *stamp)
+{
+	struct aifs_chunk_read_req req = { .length = 0 };
+	u8 none;
+
+	ds_chunk_id(&req.id, ino, stripe);
+	req.id.fragment = cpu_to_le16(AIFS_EC_FRAGMENT(frag));
+	return ds_read_call(p, AIFS_OP_FRAG_READ, &req, sizeof(req), &none, 0,
+			    NULL, stamp);
 }
 
 void ds_fill(void *buf, u32 len, u32 seed)

@@ -54,7 +54,11 @@ int ds_read(struct ds_proc *p, u64 ino, u32 index, u32 offset, u32 len,
 int ds_request(struct ds_proc *p, u16 opcode, const void *req, u32 len,
 	       struct aifs_reply *reply);
 void ds_fill(void *buf, u32 len, u32 seed);
-/* EC_WRITE of @len bytes at @off of stripe @stripe's data to @leader. */
+/*
+ * EC_WRITE of @len bytes at @off of stripe @stripe's data to @leader,
+ * of layout generation ds_ec_layout_gen (1 unless a test sets it).
+ */
+extern u32 ds_ec_layout_gen;
 int ds_ec_write(struct ds_proc *leader, u64 ino, u32 stripe,
 		const struct aifs_ec_group *g, u32 off, const void *data,
 		u32 len);
@@ -64,6 +68,9 @@ int ds_ec_write(struct ds_proc *leader, u64 ino, u32 stripe,
  */
 int ds_frag_read(struct ds_proc *p, u16 op, u64 ino, u32 stripe, u32 frag,
 		 const struct aifs_ec_group *g, u32 off, u32 len, void *buf);
+/* The stripe stamp fragment @frag of stripe @stripe holds on @p. */
+int ds_frag_stamp(struct ds_proc *p, u64 ino, u32 stripe, u32 frag,
+		  u64 *stamp);
 /* Path of a chunk's data file in @p's data_dir (found by its name). */
 int ds_chunk_file(struct ds_proc *p, u64 ino, u32 index, char *path,
 		  size_t size);

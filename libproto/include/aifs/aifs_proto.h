@@ -35,7 +35,9 @@
  *      CHUNK_READ's @layout_gen, LAYOUT_SET's @flags, AIFS_DELETE_ONE,
  *      EC fragments numbered from 1 (AIFS_EC_FRAGMENT),
  *      AIFS_DS_SYNCING, and DS_REGISTER's reply got @grace_ms.
- *      FRAG_BEHIND (2026-12-05).
+ *      FRAG_BEHIND (2026-12-05); FRAG_WRITE's own request with stripe
+ *      stamps, FRAG_READ of no bytes (a stamp's probe), FRAG_ROLLBACK
+ *      (2026-12-05).
  */
 #ifndef AIFS_PROTO_H
 #define AIFS_PROTO_H
@@ -235,6 +237,7 @@ enum aifs_opcode {
 	AIFS_OP_EC_ARCHIVE	= 79,	/* MDS -> DS: a stripe from the chunks */
 	AIFS_OP_EC_VERIFY	= 80,	/* DS -> DS: a stripe's parity checked */
 	AIFS_OP_FRAG_BEHIND	= 81,	/* leader -> DS: a fragment missed a write */
+	AIFS_OP_FRAG_ROLLBACK	= 82,	/* DS -> DS: a torn write undone */
 };
 
 /* Who is connecting, in HELLO. */
@@ -1371,6 +1374,58 @@ struct aifs_frag_behind_req {
 };
 
 #define AIFS_FRAG_BEHIND_REQ_SIZE 40
+
+/**
+ * struct aifs_frag_write_req - FRAG_WRITE (an EC stripe's leader -> a
+ * member); @data_len bytes follow; reply: struct aifs_chunk_rep
+ * @id:         the fragment
+ * @stamp:      the stripe's stamp after this write: every member takes
+ *              it, those whose bytes the write leaves alone too (with
+ *              no data), so that fragments of one stamp are one codeword
+ * @prev:       the stamp the member must hold (0: none, no fragment);
+ *              else the write is refused with EILSEQ and nothing written
+ * @offset:     byte offset within the fragment
+ * @data_len:   bytes following, 0..AIFS_MAX_IO
+ * @flags:      AIFS_IO_SYNC or 0
+ * @chunk_size: the layout's
+ * @reserved:   zero
+ *
+ * The member keeps what the write replaces (its undo) until the next
+ * write, so that a write torn by its leader's death can be rolled back
+ * (FRAG_ROLLBACK).  A write of the stamp the member holds already (a
+ * column slice of the same write, or a repair) keeps the undo it has.
+ */
+struct aifs_frag_write_req {
+	struct aifs_chunk_id id;
+	__le64 stamp;
+	__le64 prev;
+	__le32 offset;
+	__le32 data_len;
+	__le32 flags;
+	__le32 chunk_size;
+	__le32 reserved[2];
+};
+
+#define AIFS_FRAG_WRITE_REQ_SIZE 72
+
+/**
+ * struct aifs_frag_rollback_req - FRAG_ROLLBACK (a member settling a
+ * torn stripe -> a member); reply: struct aifs_chunk_rep (the stamp held
+ * now, the fragment's length)
+ * @id:         the fragment
+ * @stamp:      the write to undo: the member must hold it (else EILSEQ),
+ *              and its undo (else ENODATA: it cannot go back)
+ * @chunk_size: the layout's
+ * @reserved:   zero
+ */
+struct aifs_frag_rollback_req {
+	struct aifs_chunk_id id;
+	__le64 stamp;
+	__le32 chunk_size;
+	__le32 reserved;
+};
+
+#define AIFS_FRAG_ROLLBACK_REQ_SIZE 48
 
 /**
  * struct aifs_chunk_checksum_req - CHUNK_CHECKSUM

@@ -7,7 +7,7 @@
 #include "samples.h"
 #include "test.h"
 
-#define NR_KNOWN_OPS	48
+#define NR_KNOWN_OPS	49
 
 static u8 *buf, *buf2;
 static union {
