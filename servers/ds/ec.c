@@ -61,6 +61,7 @@ struct ds_stripe {
 	u32 layout_gen;
 	bool sync;
 	bool whole;			/* a member out fails it: an archive */
+	bool unread;			/* nobody reads it yet: an archive's */
 	u32 members[AIFS_EC_MAX_WIDTH];
 	char *frag[AIFS_EC_MAX_WIDTH];	/* one column slice of each fragment */
 	bool lost[AIFS_EC_MAX_WIDTH];
@@ -79,7 +80,9 @@ struct ds_stripe {
 struct ds_frag_change {
 	u64 prev;		/* the stamp it must hold (or @stamp already) */
 	u64 stamp;		/* the stamp it holds after */
-	bool undo;		/* keep what it replaces: a leader's write */
+	bool undo;		/* a leader's write: keeps what it replaces,
+				 * and lands on a stale fragment whatever its
+				 * stamp (no source; its rebuild starts again) */
 };
 
 /* One fragment's read or write, with its member or locally. */
@@ -186,7 +189,8 @@ static int ds_frag_write_local(struct ds *ds, const struct aifs_chunk_id *id,
 	again = c.meta.version == ch->stamp;
 	if (c.meta.chunk_size != chunk)
 		err = -EINVAL;
-	else if (!again && c.meta.version != ch->prev)
+	else if (!again && c.meta.version != ch->prev &&
+		 !(ch->undo && (c.meta.flags & DS_META_STALE)))
 		err = -EILSEQ;
 	else if (!again && ch->undo)
 		err = ds_undo_save(&c, ch->stamp, off, len, sync);
@@ -878,7 +882,12 @@ static int ds_stripe_store(struct ds_stripe *s, u32 off, u32 len, u32 c0,
 			.change = { s->agreed, s->next, true },
 		};
 	}
-	err = ds_intent_begin(s->ds, &own, s->sync);
+	/*
+	 * no intent for an archive's stripe: nothing reads it before the
+	 * file switches layouts, the MDS writes it again when this fails,
+	 * and a fragment marked stale could not be rebuilt before the switch
+	 */
+	err = s->unread ? 0 : ds_intent_begin(s->ds, &own, s->sync);
 	if (err)
 		return err;
 	ds_frag_io_all(io, s->width);
@@ -893,7 +902,8 @@ static int ds_stripe_store(struct ds_stripe *s, u32 off, u32 len, u32 c0,
 		s->missed[f] |= io[f].skipped;
 	}
 	ds_stripe_behind(s, io, s->width);
-	ds_intent_end(s->ds, &own);
+	if (!s->unread)
+		ds_intent_end(s->ds, &own);
 	return err;
 }
 
@@ -1386,6 +1396,7 @@ static int ds_ec_archive(struct aifs_request *req)
 	s.layout_gen = le32_to_cpu(r.layout_gen);
 	s.sync = true;
 	s.whole = true;
+	s.unread = true;
 	start = (u64)le32_to_cpu(r.id.index) * s.k * s.chunk;
 	size = le64_to_cpu(r.size);
 	if (size > start)
