@@ -174,19 +174,9 @@ struct ds_meta {
 				 * which the copy must reach to serve again */
 	u32 fence;		/* pulled from a peer that had done this
 				 * truncation of the inode: cuts up to it are
-				 * in it already (ds_meta_fence()) */
+				 * in it already (ds_chunk_fence()) */
 };
 
-/*
- * The last truncation of its inode that a chunk holds: pulled from a peer
- * that had done it, or created under it (or under a later one).
- */
-static inline u32 ds_meta_fence(const struct ds_meta *m)
-{
-	u32 born = ds_version_born(m->version);
-
-	return m->fence > born ? m->fence : born;
-}
 
 /* An open chunk; its lock is held by the caller. */
 struct ds_chunk {
@@ -200,6 +190,19 @@ struct ds_chunk {
 	bool stale_stored;	/* the sidecar on disk has DS_META_STALE */
 	struct ds_meta meta;
 };
+
+/*
+ * The last truncation of its inode that a chunk holds: pulled from a peer
+ * that had done it, or created under it (or under a later one).  An EC
+ * fragment's version is its stripe's stamp, which counts writes, not
+ * truncations: its sidecar's fence alone.
+ */
+static inline u32 ds_chunk_fence(const struct ds_chunk *c)
+{
+	u32 born = c->id.fragment ? 0 : ds_version_born(c->meta.version);
+
+	return c->meta.fence > born ? c->meta.fence : born;
+}
 
 int ds_store_init(struct ds *ds);
 void ds_store_exit(struct ds *ds);

@@ -767,7 +767,7 @@ static int ds_truncate_chunk(struct aifs_request *req, const void *arg)
 	}
 	if (err)
 		return err;
-	if (r->fence && ds_meta_fence(&c.meta) >= le32_to_cpu(r->fence)) {
+	if (r->fence && ds_chunk_fence(&c) >= le32_to_cpu(r->fence)) {
 		/* pulled from a peer that had made this cut, or born after */
 		err = ds_reply_chunk(req, &c, c.meta.length);
 		ds_io_end(&c, &lock, err);

@@ -818,7 +818,7 @@ static bool ds_delete_match(const struct aifs_chunk_id *found, u64 ino,
 
 /*
  * Whether the chunk of @id (lock held) holds truncation @fence already
- * (ds_meta_fence()): pulled from a peer that had done it, or created
+ * (ds_chunk_fence()): pulled from a peer that had done it, or created
  * under it; or, stale, waits for a version created under it (a forward
  * of the chunk written again after the cut found the old copy here): a
  * placeholder of the new incarnation, which its pull fills.
@@ -831,8 +831,8 @@ static bool ds_chunk_has_cut(struct ds *ds, const struct aifs_chunk_id *id,
 
 	if (!fence || ds_chunk_open(ds, id, 0, &c))
 		return false;
-	in = ds_meta_fence(&c.meta) >= fence ||
-	     ((c.meta.flags & DS_META_STALE) &&
+	in = ds_chunk_fence(&c) >= fence ||
+	     (!id->fragment && (c.meta.flags & DS_META_STALE) &&
 	      ds_version_born(c.meta.want) >= fence);
 	ds_chunk_close(&c, 0);
 	return in;

@@ -14,6 +14,8 @@
  * generation up), which rebuilds the lost fragments by decoding and
  * serves them.  Three out in turn while the file is cut: the last one
  * back makes the cut before it serves, the others rebuild no cut stripe.
+ * A stripe written 260 times and then cut off the file loses every
+ * fragment.
  * A rebuild's fence landing on a stripe's leader between its fragment
  * writes and its answer: the write is refused (EREMCHG).  Last, a leader
  * dying between its fragment writes leaves a torn stripe, rolled back or
@@ -500,6 +502,32 @@ static void cut_while_out(u32 a, u32 b, u32 c, u32 seed)
 	CHECK(!write_stripe(1, 0, K * CHUNK, seed), "stripe 1 again");
 }
 
+/*
+ * A stripe written more than 256 times, its stamps' count past a byte,
+ * then cut off the file by its first truncation: every fragment goes (a
+ * stamp is no count of the file's truncations, which a cut takes a
+ * fragment to hold).
+ */
+static void cut_after_many_writes(u32 seed)
+{
+	u32 i, f;
+	int err;
+
+	for (i = 0; i < 260; i++) {
+		err = write_stripe(1, i * 4096 % (K * CHUNK), 4096, seed + i);
+		CHECK(!err, "write %u of stripe 1: %s", i, strerror(-err));
+		if (err)
+			return;
+	}
+	err = cluster_truncate(ino, (u64)STRIPES * K * CHUNK) ?:
+	      cluster_truncate(ino, (u64)K * CHUNK);
+	CHECK(!err, "the cut of stripe 1: %s", strerror(-err));
+	memset(model[1], 0, sizeof(model[1]));
+	for (f = 0; f < WIDTH; f++)
+		check_fragment(f, "cut after 260 writes");
+	CHECK(!write_stripe(1, 0, K * CHUNK, seed), "stripe 1 again");
+}
+
 /* An EC write through @leader, on a thread, for fenced_write(). */
 struct held_ec_write {
 	struct ds_proc *leader;
@@ -596,6 +624,7 @@ int main(void)
 	CHECK(!write_stripe(1, 0, K * CHUNK, 2), "stripe 1");
 	for (f = 0; f < WIDTH; f++)
 		check_fragment(f, "written");
+	cut_after_many_writes(5);
 
 	kill_write_return(2, 10);
 	kill_write_return(K + 1, 20);
