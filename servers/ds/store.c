@@ -205,7 +205,6 @@ int ds_meta_store(struct ds_chunk *c)
 		.fence = cpu_to_le32(c->meta.fence),
 	};
 	u32 i;
-
 	int err;
 
 	for (i = 0; i < c->meta.nr_peers; i++)
