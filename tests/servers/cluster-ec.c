@@ -166,40 +166,6 @@ static void kill_write_return(u32 f, u32 seed)
 	check_fragment(f, "rebuilt");
 }
 
-/* A server and a map epoch: for knows_epoch(). */
-struct map_wait {
-	struct ds_proc *p;
-	u64 epoch;
-};
-
-/* Does the server hold the map of the epoch, or a later one? */
-static bool knows_epoch(void *arg)
-{
-	struct map_wait *w = arg;
-	struct aifs_reply reply;
-	bool knows;
-	int err;
-
-	if (!w->p->conn)
-		ds_connect(w->p);
-	err = aifs_call(w->p->conn, AIFS_OP_PING, NULL, 0, &reply, 5000);
-	knows = !err && reply.map_epoch >= w->epoch;
-	aifs_reply_free(&reply);
-	return knows;
-}
-
-/* Until @p holds the MDS's map of now: its next epochs are news to it. */
-static void wait_map_known(struct ds_proc *p)
-{
-	static struct aifs_ds_info map[DS_TEST_MAX];
-	struct map_wait w = { p, 0 };
-
-	CHECK(cluster_map(map, &w.epoch) > 0, "the cluster map");
-	CHECK(cluster_wait(knows_epoch, &w, WAIT_MS),
-	      "data server %d never heard of map epoch %llu", p->id,
-	      (unsigned long long)w.epoch);
-}
-
 /*
  * The server of fragment @f dies, is counted out, and comes back (UP,
  * its fragments rebuilt) while the leader's map still counts it out
@@ -219,7 +185,7 @@ static void back_before_the_leader_knows(u32 f, u32 seed)
 	ds_stop(leader, SIGTERM);
 	ds_start_failing(leader, "ds.map.freeze:value=120000");
 	/* the freeze begins once it holds a map: p's return comes after */
-	wait_map_known(leader);
+	cluster_wait_map_known(leader, WAIT_MS);
 	ds_start(p);
 	s.state = AIFS_DS_UP;
 	CHECK(cluster_wait(cluster_in_state, &s, WAIT_MS),
@@ -456,7 +422,8 @@ static void more_than_m_out(u32 a, u32 b, u32 c, u32 seed)
 	kill_counted_out(b);
 	CHECK(!write_stripe(1, CHUNK / 2, CHUNK, seed + 1), "write, M out");
 	kill_counted_out(c);
-	wait_map_known(cluster_proc(le32_to_cpu(group.members[0])));
+	cluster_wait_map_known(cluster_proc(le32_to_cpu(group.members[0])),
+			       WAIT_MS);
 	ds_fill(data, K * CHUNK, seed + 2);
 	err = ds_ec_write(cluster_proc(le32_to_cpu(group.members[0])), ino,
 			  0, &group, 0, data, K * CHUNK);

@@ -292,6 +292,39 @@ bool cluster_map_stays(int ms)
 	return true;
 }
 
+/* A server and a map epoch: for knows_epoch(). */
+struct map_wait {
+	struct ds_proc *p;
+	u64 epoch;
+};
+
+/* Does the server hold the map of the epoch, or a later one? */
+static bool knows_epoch(void *arg)
+{
+	struct map_wait *w = arg;
+	struct aifs_reply reply;
+	bool knows;
+	int err;
+
+	if (!w->p->conn)
+		ds_connect(w->p);
+	err = aifs_call(w->p->conn, AIFS_OP_PING, NULL, 0, &reply, 5000);
+	knows = !err && reply.map_epoch >= w->epoch;
+	aifs_reply_free(&reply);
+	return knows;
+}
+
+void cluster_wait_map_known(struct ds_proc *p, int ms)
+{
+	static struct aifs_ds_info map[DS_TEST_MAX];
+	struct map_wait w = { p, 0 };
+
+	CHECK(cluster_map(map, &w.epoch) > 0, "the cluster map");
+	CHECK(cluster_wait(knows_epoch, &w, ms),
+	      "data server %d never heard of map epoch %llu", p->id,
+	      (unsigned long long)w.epoch);
+}
+
 bool cluster_fired(void *arg)
 {
 	const struct cluster_fail *f = arg;

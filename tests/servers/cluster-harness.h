@@ -56,6 +56,12 @@ struct ds_proc *cluster_proc(u32 id);
 /* Poll @cond(@arg) every 50 ms for up to @ms; its last answer. */
 bool cluster_wait(bool (*cond)(void *arg), void *arg, int ms);
 /*
+ * Until @p holds the MDS's map of now (its peers, their states): its next
+ * epochs are news to it.  A failed check after @ms.
+ */
+void cluster_wait_map_known(struct ds_proc *p, int ms);
+
+/*
  * Does the map stay at its epoch for @ms: no server changes its state,
  * not even out and back?
  */

@@ -765,6 +765,8 @@ static void replica_pulls_slowly(struct ds_proc *replica)
 	ds_start_failing(replica, "ds.resync.pause:value=3000:times=0");
 	CHECK(cluster_wait(cluster_in_state, &up, WAIT_MS),
 	      "the restarted replica is not UP");
+	/* its catch-up asks its peer, which it knows from the map */
+	cluster_wait_map_known(replica, WAIT_MS);
 	CHECK(!cluster_fired(&held), "the replica pulled on its return");
 }
 
