@@ -132,20 +132,19 @@ bool mds_dsconn_failed(struct mds_dsconn *c)
 }
 
 /*
- * A server that registered again since we connected (its map entry has a
- * new epoch) is a new process, or one that has forgotten our session:
- * the old connection would fail the next call, which then waits out a
- * backoff.  An entry's epoch changes with its state too: a reconnection
- * then is cheap.
+ * A server's map entry gets a new epoch when it registers (a new
+ * process, one that has forgotten our session, or one at a new address:
+ * the address comes only with a registration) and when its state
+ * changes: the old connection would fail the next call, which then waits
+ * out a backoff, so it goes.  A reconnection on a change of state is
+ * cheap.
  */
 int mds_dsconn_connect(struct mds_bg *bg, struct mds_dsconn *c,
 		       const struct aifs_ds_info *info, int call_ms)
 {
-	if (c->conn && !memcmp(&c->addr, &info->addr, sizeof(c->addr)) &&
-	    c->epoch == le64_to_cpu(info->epoch))
+	if (c->conn && c->epoch == le64_to_cpu(info->epoch))
 		return 0;
 	mds_dsconn_close(c);
-	c->addr = info->addr;
 	c->epoch = le64_to_cpu(info->epoch);
 	return mds_ds_connect(bg->mds, &bg->secret, &info->addr, call_ms,
 			      &c->conn);

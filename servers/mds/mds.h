@@ -343,7 +343,6 @@ void mds_bg_stop(struct mds_bg *bg);
  */
 struct mds_dsconn {
 	u32 id;
-	struct aifs_addr addr;
 	u64 epoch;		/* of the server's map entry when connected */
 	struct aifs_conn *conn;
 	u64 retry_at;
@@ -388,8 +387,9 @@ int mds_chunk_sync_all(struct mds *mds, struct aifs_conn *conn, u64 ino,
  * the first time (to say so once). */
 bool mds_dsconn_failed(struct mds_dsconn *c);
 /*
- * Connected to the server of @info: the connection kept unless it moved
- * or registered again (a new process): 0 or -errno.
+ * Connected to the server of @info: the connection kept unless its map
+ * entry changed (it registered again, as a new process or at a new
+ * address): 0 or -errno.
  */
 int mds_dsconn_connect(struct mds_bg *bg, struct mds_dsconn *c,
 		       const struct aifs_ds_info *info, int call_ms);

@@ -426,8 +426,10 @@ static void recovery_step(struct mds_recovery *r,
 	if (!ds || ds->c.retry_at > aifs_now_ms())
 		return;
 	if (!cursor) {
-		/* a new round: a server back is likely a new process */
-		mds_dsconn_close(&ds->c);
+		/*
+		 * a new round: a server back, its map entry changed, gets a
+		 * new connection (mds_dsconn_connect())
+		 */
 		ds->n = (struct mds_sync_tally){ 0 };
 		if (rebuild)
 			aifs_info("data server %u: offline for the rebuild delay: its copies are made again elsewhere",
