@@ -177,7 +177,6 @@ struct ds_meta {
 				 * in it already (ds_chunk_fence()) */
 };
 
-
 /* An open chunk; its lock is held by the caller. */
 struct ds_chunk {
 	struct ds *ds;
@@ -343,13 +342,13 @@ void ds_resync_retry_held(struct ds *ds);
 void ds_resync_wait(struct ds *ds, const struct aifs_chunk_id *id);
 bool ds_resync_pulling(struct ds *ds, u64 ino);
 
-/* sync.c */
-int ds_catchup_init(struct ds *ds);
-
 /* repair.c */
 int ds_repair_init(struct ds *ds);
 int ds_repair_note(struct ds *ds, const struct aifs_chunk_id *id, bool needed);
 void ds_repair_requeue(struct ds *ds);
+
+/* sync.c */
+int ds_catchup_init(struct ds *ds);
 int ds_catchup_start(struct ds *ds);
 void ds_catchup_stop(struct ds *ds);
 bool ds_serves_inode(struct ds *ds, u64 ino);

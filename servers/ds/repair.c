@@ -73,22 +73,27 @@ int ds_repair_note(struct ds *ds, const struct aifs_chunk_id *id, bool needed)
 	return err;
 }
 
-/* The marked chunk @id queued for resync if stale; else its mark goes. */
+/*
+ * The marked chunk @id queued for resync if stale; its mark goes if the
+ * chunk is whole or gone (one that does not open stays marked).
+ */
 static void ds_repair_requeue_one(struct ds *ds, const struct aifs_chunk_id *id)
 {
 	struct ds_lock lock;
 	struct ds_chunk c;
 	bool stale = false;
+	int err;
 
 	ds_chunk_lock(ds, id, false, &lock);
-	if (!ds_chunk_open(ds, id, 0, &c)) {
+	err = ds_chunk_open(ds, id, 0, &c);
+	if (!err) {
 		stale = c.meta.flags & DS_META_STALE;
 		if (stale)
 			ds_resync_queue(ds, &c, DS_RESYNC_STALE);
 		ds_chunk_close(&c, 0);
 	}
 	ds_chunk_unlock(ds, &lock);
-	if (!stale)
+	if ((!err && !stale) || err == -ENOENT)
 		ds_repair_note(ds, id, false);
 }
 
