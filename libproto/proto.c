@@ -94,6 +94,10 @@ AIFS_SIZE_CHECK(struct aifs_mds_fsck_req, AIFS_MDS_FSCK_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_mds_fsck_rep, AIFS_MDS_FSCK_REP_SIZE);
 AIFS_SIZE_CHECK(struct aifs_recovery_entry, AIFS_RECOVERY_ENTRY_SIZE);
 AIFS_SIZE_CHECK(struct aifs_recovery_rep, AIFS_RECOVERY_REP_SIZE);
+AIFS_SIZE_CHECK(struct aifs_repair_entry, AIFS_REPAIR_ENTRY_SIZE);
+AIFS_SIZE_CHECK(struct aifs_ds_repairs_req, AIFS_DS_REPAIRS_REQ_SIZE);
+AIFS_SIZE_CHECK(struct aifs_repair_server, AIFS_REPAIR_SERVER_SIZE);
+AIFS_SIZE_CHECK(struct aifs_repairs_rep, AIFS_REPAIRS_REP_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_sync_req, AIFS_CHUNK_SYNC_REQ_SIZE);
 AIFS_SIZE_CHECK(struct aifs_chunk_sync_rep, AIFS_CHUNK_SYNC_REP_SIZE);
 
@@ -460,6 +464,20 @@ static int aifs_ds_list_valid(const void *list, u32 len)
 	return 0;
 }
 
+static int aifs_repair_list_valid(const void *list, u32 len)
+{
+	struct aifs_repair_entry e;
+	u32 off;
+
+	for (off = 0; off < len; off += sizeof(e)) {
+		memcpy(&e, (const u8 *)list + off, sizeof(e));
+		if (!e.server || !e.ino ||
+		    (le16_to_cpu(e.flags) & ~AIFS_REPAIR_KNOWN))
+			return -EBADMSG;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Variable parts                                                      */
 /* ------------------------------------------------------------------ */
@@ -478,6 +496,8 @@ enum aifs_part_kind {
 	AIFS_P_INOS,		/* counted __le64 inode numbers */
 	AIFS_P_TEXT,		/* lines of text for people */
 	AIFS_P_RECOVERY,	/* counted struct aifs_recovery_entry */
+	AIFS_P_REPAIR_SERVERS,	/* counted struct aifs_repair_server */
+	AIFS_P_REPAIRS,		/* counted struct aifs_repair_entry */
 };
 
 /*
@@ -512,6 +532,11 @@ static const struct aifs_part_kind_desc {
 	[AIFS_P_TEXT] = { 4, 1, AIFS_FSCK_TEXT_MAX, -EBADMSG, NULL },
 	[AIFS_P_RECOVERY] = { 4, AIFS_RECOVERY_ENTRY_SIZE, AIFS_MAP_MAX_DS,
 			      -EBADMSG, NULL },
+	[AIFS_P_REPAIR_SERVERS] = { 4, AIFS_REPAIR_SERVER_SIZE,
+				    AIFS_MAP_MAX_DS, -EBADMSG, NULL },
+	[AIFS_P_REPAIRS] = { 4, AIFS_REPAIR_ENTRY_SIZE,
+			     AIFS_MAP_MAX_DS * AIFS_REPAIR_LIST_MAX, -EBADMSG,
+			     aifs_repair_list_valid },
 };
 
 static int aifs_part_valid(u8 kind, const void *data, u32 len)
@@ -1045,6 +1070,24 @@ static int aifs_check_chunk_sync_req(const void *fixed)
 	return aifs_chunk_id_check(&m->id);
 }
 
+/* Every entry names the reporting server, at most a report's worth. */
+static int aifs_check_ds_repairs_req(const void *fixed,
+				     const struct aifs_span *parts)
+{
+	const struct aifs_ds_repairs_req *m = fixed;
+	u32 off;
+
+	if (!m->id ||
+	    parts[0].len > AIFS_REPAIR_LIST_MAX * AIFS_REPAIR_ENTRY_SIZE)
+		return -EINVAL;
+	for (off = 0; off < parts[0].len; off += AIFS_REPAIR_ENTRY_SIZE)
+		if (memcmp((const u8 *)parts[0].data + off +
+			   offsetof(struct aifs_repair_entry, server),
+			   &m->id, sizeof(m->id)))
+			return -EINVAL;
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* The message table                                                   */
 /* ------------------------------------------------------------------ */
@@ -1076,6 +1119,9 @@ static const struct aifs_op_desc {
 	{ sizeof(type), 0, 1, { AIFS_PART(type, f, k) }, chk, NULL }
 #define MSGP(type, chk, f, k)						\
 	{ sizeof(type), 0, 1, { AIFS_PART(type, f, k) }, NULL, chk }
+#define MSG2(type, chk, f1, k1, f2, k2)					\
+	{ sizeof(type), 0, 2,						\
+	  { AIFS_PART(type, f1, k1), AIFS_PART(type, f2, k2) }, chk, NULL }
 #define NS0(type, chk)		{ sizeof(type), 1, 0, {}, chk, NULL }
 #define NS1(type, chk, f, k)						\
 	{ sizeof(type), 1, 1, { AIFS_PART(type, f, k) }, chk, NULL }
@@ -1232,10 +1278,18 @@ static const struct aifs_op_desc {
 		MSG1(struct aifs_mds_fsck_rep, NULL, text_len, AIFS_P_TEXT) },
 	[AIFS_OP_RECOVERY_GET] = { "RECOVERY_GET", EMPTY,
 		MSG1(struct aifs_recovery_rep, NULL, count, AIFS_P_RECOVERY) },
+	[AIFS_OP_DS_REPAIRS] = { "DS_REPAIRS",
+		MSGP(struct aifs_ds_repairs_req, aifs_check_ds_repairs_req,
+		     count, AIFS_P_REPAIRS),
+		EMPTY },
+	[AIFS_OP_REPAIRS_GET] = { "REPAIRS_GET", EMPTY,
+		MSG2(struct aifs_repairs_rep, NULL, servers,
+		     AIFS_P_REPAIR_SERVERS, count, AIFS_P_REPAIRS) },
 #undef AIFS_PART
 #undef MSG0
 #undef MSG1
 #undef MSGP
+#undef MSG2
 #undef NS0
 #undef NS1
 #undef NS2

@@ -31,7 +31,7 @@ AIFS_CLI_CFLAGS := $(LIBAIFS_CFLAGS) \
 	$(shell pkg-config --cflags libnl-genl-3.0 json-c 2>/dev/null)
 AIFS_CLI_LIBS := $(shell pkg-config --libs libnl-genl-3.0 json-c 2>/dev/null)
 AIFS_CLI_OBJS := $(addprefix $(BUILD)/obj/utils/aifs/,aifs.o layout.o \
-	archive.o status.o stats.o genl.o mounts.o latency.o)
+	archive.o status.o stats.o genl.o mounts.o latency.o repairs.o)
 
 $(BUILD)/obj/utils/aifs/%.o: private USER_CFLAGS += $(AIFS_CLI_CFLAGS)
 

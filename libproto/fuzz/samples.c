@@ -59,6 +59,8 @@ union aifs_sample_fixed {
 	struct aifs_mds_fsck_req mds_fsck_req;
 	struct aifs_mds_fsck_rep mds_fsck_rep;
 	struct aifs_recovery_rep recovery_rep;
+	struct aifs_ds_repairs_req ds_repairs_req;
+	struct aifs_repairs_rep repairs_rep;
 	struct aifs_ec_write_req ec_write_req;
 	struct aifs_ec_read_req ec_read_req;
 	struct aifs_ec_archive_req ec_archive_req;
@@ -76,6 +78,21 @@ static const u8 aifs_sample_uuid[16] = {
 	0xa1, 0xf5, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05,
 	0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d,
 };
+
+/* @n repair entries of server @id at @at. */
+static struct aifs_span aifs_sample_repairs(u8 *at, u32 id, u32 n)
+{
+	struct aifs_repair_entry e = { .server = cpu_to_le32(id) };
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		e.ino = cpu_to_le64(4096 + i);
+		e.index = cpu_to_le32(i);
+		e.flags = cpu_to_le16(i & 1 ? AIFS_REPAIR_NO_SOURCE : 0);
+		memcpy(at + i * sizeof(e), &e, sizeof(e));
+	}
+	return (struct aifs_span){ at, n * sizeof(e) };
+}
 
 /* @len bytes of @c. */
 static struct aifs_span aifs_sample_fill(u8 *at, int c, u32 len)
@@ -578,6 +595,20 @@ static void aifs_sample_other(u16 op, bool reply, bool max,
 		f->recovery_rep.next_ino = cpu_to_le64(5000);
 		p[0] = aifs_sample_fill(bytes, 0x21, (max ? AIFS_MAP_MAX_DS : 2) *
 					AIFS_RECOVERY_ENTRY_SIZE);
+		break;
+	case AIFS_OP_DS_REPAIRS * 2:
+		f->ds_repairs_req.id = cpu_to_le32(7);
+		f->ds_repairs_req.marked = cpu_to_le64(40);
+		f->ds_repairs_req.no_source = cpu_to_le64(3);
+		p[0] = aifs_sample_repairs(bytes, 7, max ?
+					   AIFS_REPAIR_LIST_MAX : 3);
+		break;
+	case AIFS_OP_REPAIRS_GET * 2 + 1:
+		p[0] = aifs_sample_fill(bytes, 0x2c, (max ? AIFS_MAP_MAX_DS : 1) *
+					AIFS_REPAIR_SERVER_SIZE);
+		p[1] = aifs_sample_repairs(bytes + p[0].len, 9, max ?
+					   AIFS_MAP_MAX_DS *
+					   AIFS_REPAIR_LIST_MAX : 2);
 		break;
 	}
 }

@@ -44,6 +44,7 @@ struct ds_config {
 	int drain;		/* the MDS places no new files here */
 	int scrub_rate_mib;	/* 0: no scrub */
 	int resync_rate_mib;	/* 0: no bound */
+	int resync_queue;	/* chunks the resync queue holds at most */
 	int scrub_interval_s;
 };
 
@@ -339,6 +340,8 @@ void ds_resync_request(struct ds *ds, const struct aifs_chunk_id *id,
 void ds_resync_counts(struct ds *ds, u64 *resynced, u64 *failed);
 u64 ds_resync_queued(struct ds *ds);
 void ds_resync_retry_held(struct ds *ds);
+u64 ds_resync_held(struct ds *ds, struct aifs_repair_entry *list,
+		   unsigned int max, unsigned int *listed);
 void ds_resync_wait(struct ds *ds, const struct aifs_chunk_id *id);
 bool ds_resync_pulling(struct ds *ds, u64 ino);
 
@@ -346,6 +349,10 @@ bool ds_resync_pulling(struct ds *ds, u64 ino);
 int ds_repair_init(struct ds *ds);
 int ds_repair_note(struct ds *ds, const struct aifs_chunk_id *id, bool needed);
 void ds_repair_requeue(struct ds *ds);
+void ds_repair_entry(const struct aifs_chunk_id *id, u16 flags,
+		     struct aifs_repair_entry *e);
+unsigned int ds_repair_report(struct ds *ds, struct aifs_ds_repairs_req *req,
+			      struct aifs_repair_entry *list);
 
 /* sync.c */
 int ds_catchup_init(struct ds *ds);

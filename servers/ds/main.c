@@ -36,6 +36,8 @@ static const struct aifs_setting ds_settings[] = {
 			 scrub_interval_s, "604800", 1, 315360000),
 	AIFS_SETTING_INT("resync_rate_mib", struct ds_config, resync_rate_mib,
 			 "128", 0, 1000000),
+	AIFS_SETTING_INT("resync_queue", struct ds_config, resync_queue,
+			 "4096", 1, 1048576),
 	{ 0 }
 };
 
@@ -57,7 +59,8 @@ static void ds_usage(const char *prog)
 	       "Settings of ds.conf besides the common ones of every server:\n"
 	       "  data_dir, fs_uuid, direct_io, ds_id, mds, peers,\n"
 	       "  public_address, replica_timeout_ms, peer_retry_ms, drain,\n"
-	       "  scrub_rate_mib, scrub_interval_s, resync_rate_mib\n"
+	       "  scrub_rate_mib, scrub_interval_s, resync_rate_mib,\n"
+	       "  resync_queue\n"
 	       "(Documentation/ds.md explains each; SIGHUP reads drain again).\n",
 	       prog, DS_CONFIG_PATH);
 }

@@ -57,6 +57,11 @@ struct ds_mds_link {
 	atomic_uint heartbeat_ms;
 	atomic_uint grace_ms;
 	u32 state;		/* enum aifs_ds_state, as the MDS last said */
+	/* the last DS_REPAIRS the MDS took on this connection */
+	bool repairs_told;
+	bool repairs_unheard;	/* it answered EOPNOTSUPP */
+	struct aifs_ds_repairs_req repairs_sent;
+	struct aifs_repair_entry repairs_list[AIFS_REPAIR_LIST_MAX];
 };
 
 /*
@@ -107,17 +112,23 @@ static bool ds_mds_sleep(struct ds_mds_link *l, u32 ms)
 	return stop;
 }
 
-/* One request to the MDS, decoded into @rep (@rep_size bytes). */
+/*
+ * One request to the MDS (@req and its @req_parts, if any), decoded into
+ * @rep (@rep_size bytes).
+ */
 static int ds_mds_call(struct ds_mds_link *l, u16 opcode, const void *req,
-		       u32 req_size, void *rep, u32 rep_size,
-		       struct aifs_reply *reply, struct aifs_span *parts)
+		       u32 req_size, const struct aifs_span *req_parts,
+		       void *rep, u32 rep_size, struct aifs_reply *reply,
+		       struct aifs_span *parts)
 {
-	u8 buf[AIFS_DS_REGISTER_REQ_SIZE + AIFS_DS_HEARTBEAT_REQ_SIZE];
+	/* the largest request sent: a full DS_REPAIRS */
+	u8 buf[AIFS_DS_REPAIRS_REQ_SIZE +
+	       AIFS_REPAIR_LIST_MAX * AIFS_REPAIR_ENTRY_SIZE];
 	struct iovec iov = { buf, 0 };
 	int err;
 
 	err = aifs_msg_encode(opcode, false, buf, sizeof(buf), req, req_size,
-			      NULL);
+			      req_parts);
 	if (err < 0) {
 		*reply = (struct aifs_reply){ 0 };
 		return err;
@@ -168,8 +179,8 @@ static int ds_mds_map(struct ds_mds_link *l, u64 epoch)
 
 	if (epoch == l->epoch || ds_mds_map_frozen(l))
 		return 0;
-	err = ds_mds_call(l, AIFS_OP_MAP_GET, &req, sizeof(req), &rep,
-			  sizeof(rep), &reply, parts);
+	err = ds_mds_call(l, AIFS_OP_MAP_GET, &req, sizeof(req), NULL,
+			  &rep, sizeof(rep), &reply, parts);
 	if (!err && !(le32_to_cpu(rep.flags) & AIFS_MAP_UNCHANGED)) {
 		for (i = 0; i < le32_to_cpu(rep.count); i++) {
 			aifs_ds_info_get(&parts[0], i, &info);
@@ -212,8 +223,8 @@ static int ds_mds_register(struct ds_mds_link *l)
 		return err;
 	req.capacity = cap.total_bytes;
 	req.free = cap.avail_bytes;
-	err = ds_mds_call(l, AIFS_OP_DS_REGISTER, &req, sizeof(req), &rep,
-			  sizeof(rep), &reply, NULL);
+	err = ds_mds_call(l, AIFS_OP_DS_REGISTER, &req, sizeof(req), NULL,
+			  &rep, sizeof(rep), &reply, NULL);
 	aifs_reply_free(&reply);
 	if (err == -EEXIST)
 		aifs_err("the MDS refuses ds %u: another server's id, or this server is known by another",
@@ -277,12 +288,55 @@ static int ds_mds_heartbeat(struct ds_mds_link *l)
 		return err;
 	req.capacity = cap.total_bytes;
 	req.free = cap.avail_bytes;
-	err = ds_mds_call(l, AIFS_OP_DS_HEARTBEAT, &req, sizeof(req), &rep,
-			  sizeof(rep), &reply, NULL);
+	err = ds_mds_call(l, AIFS_OP_DS_HEARTBEAT, &req, sizeof(req), NULL,
+			  &rep, sizeof(rep), &reply, NULL);
 	aifs_reply_free(&reply);
 	if (!err)
 		ds_mds_lease(l, sent, le32_to_cpu(rep.state));
 	return err ? err : ds_mds_map(l, le64_to_cpu(rep.epoch));
+}
+
+/*
+ * DS_REPAIRS when what we must repair is not what the MDS last heard on
+ * this connection; an MDS that does not know the message is not told
+ * again until the next connection.  Only a broken connection is an
+ * error: the heartbeats go on whatever the MDS makes of the report.
+ */
+static int ds_mds_repairs(struct ds_mds_link *l)
+{
+	struct aifs_repair_entry list[AIFS_REPAIR_LIST_MAX];
+	struct aifs_span part = { list, 0 };
+	struct aifs_ds_repairs_req req;
+	struct aifs_reply reply;
+	unsigned int n;
+	u32 refused;
+	int err;
+
+	if (l->repairs_unheard)
+		return 0;
+	n = ds_repair_report(l->ds, &req, list);
+	part.len = n * sizeof(list[0]);
+	if (l->repairs_told && !memcmp(&req, &l->repairs_sent, sizeof(req)) &&
+	    !memcmp(list, l->repairs_list, part.len))
+		return 0;
+	err = ds_mds_call(l, AIFS_OP_DS_REPAIRS, &req, sizeof(req), &part,
+			  NULL, 0, &reply, NULL);
+	refused = reply.status;
+	aifs_reply_free(&reply);
+	if (err == -EOPNOTSUPP) {
+		aifs_info("the MDS does not take DS_REPAIRS: what needs repair here is in the metric aifs_ds_chunks_to_repair only");
+		l->repairs_unheard = true;
+		return 0;
+	}
+	/* a refusal is not sent again until the report changes */
+	if (refused)
+		aifs_warn("the MDS refused DS_REPAIRS: %s", strerror(-err));
+	else if (err)
+		return err;
+	l->repairs_told = true;
+	l->repairs_sent = req;
+	memcpy(l->repairs_list, list, part.len);
+	return 0;
 }
 
 /* A connection to MDS @which of the list, as this data server. */
@@ -308,10 +362,12 @@ static int ds_mds_session(struct ds_mds_link *l, int which)
 	if (err)
 		return err;
 	ds_mds_take_reload(l);
+	l->repairs_told = false;
+	l->repairs_unheard = false;
 	err = ds_mds_register(l);
 	while (!err && !ds_mds_sleep(l, l->heartbeat_ms)) {
 		ds_mds_take_reload(l);
-		err = ds_mds_heartbeat(l);
+		err = ds_mds_heartbeat(l) ?: ds_mds_repairs(l);
 	}
 	aifs_close(l->conn);
 	l->conn = NULL;

@@ -10,7 +10,9 @@
  * lost its source keeps being tried after a restart, not only once
  * something reads, forwards, syncs or scrubs it.  A mark whose chunk is
  * whole (a crash between the sidecar and the mark's removal) goes then.
- * ds->repairs counts the marks: aifs_ds_chunks_to_repair.
+ * ds->repairs counts the marks: aifs_ds_chunks_to_repair.  The MDS hears
+ * of them too (DS_REPAIRS, mds_link.c): their number, how many wait for
+ * a source, and the first few by name, for aifs recovery.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -121,4 +123,77 @@ void ds_repair_requeue(struct ds *ds)
 	closedir(d);
 	if (n)
 		aifs_info("%d chunks marked for repair: queued again", n);
+}
+
+/* @id as a repair entry (@flags AIFS_REPAIR_*; the server is set later). */
+void ds_repair_entry(const struct aifs_chunk_id *id, u16 flags,
+		     struct aifs_repair_entry *e)
+{
+	*e = (struct aifs_repair_entry){
+		.ino = id->ino, .index = id->index, .fragment = id->fragment,
+		.flags = cpu_to_le16(flags),
+	};
+}
+
+static bool ds_repair_listed(const struct aifs_repair_entry *list,
+			     unsigned int n, const struct aifs_chunk_id *id)
+{
+	while (n--)
+		if (list[n].ino == id->ino && list[n].index == id->index &&
+		    list[n].fragment == id->fragment)
+			return true;
+	return false;
+}
+
+/* @list filled up to AIFS_REPAIR_LIST_MAX with marks not in it yet. */
+static unsigned int ds_repair_list_marks(struct ds *ds,
+					 struct aifs_repair_entry *list,
+					 unsigned int n)
+{
+	struct aifs_chunk_id id = { 0 };
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	if (ds_repair_dir(ds, path, sizeof(path)))
+		return n;
+	d = opendir(path);
+	if (!d)
+		return n;
+	while (n < AIFS_REPAIR_LIST_MAX && (de = readdir(d)))
+		if (ds_chunk_id_parse(de->d_name, &id) &&
+		    !ds_repair_listed(list, n, &id))
+			ds_repair_entry(&id, 0, &list[n++]);
+	closedir(d);
+	return n;
+}
+
+/**
+ * ds_repair_report - what this server must repair, as DS_REPAIRS says it
+ * @ds: this server
+ * @req: its counts
+ * @list: room for AIFS_REPAIR_LIST_MAX entries: those waiting for a
+ *        source first, then other marked ones
+ *
+ * Return: the entries in @list.
+ */
+unsigned int ds_repair_report(struct ds *ds, struct aifs_ds_repairs_req *req,
+			      struct aifs_repair_entry *list)
+{
+	int marked = atomic_load(&ds->repairs);
+	unsigned int n, i;
+	u64 held;
+
+	held = ds_resync_held(ds, list, AIFS_REPAIR_LIST_MAX, &n);
+	if (marked > 0)
+		n = ds_repair_list_marks(ds, list, n);
+	*req = (struct aifs_ds_repairs_req){
+		.id = cpu_to_le32(ds_self_id(ds)),
+		.count = cpu_to_le32(n),
+		.marked = cpu_to_le64(marked > 0 ? marked : 0),
+		.no_source = cpu_to_le64(held),
+	};
+	for (i = 0; i < n; i++)
+		list[i].server = req->id;
+	return n;
 }

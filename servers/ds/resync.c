@@ -35,9 +35,6 @@
 /* Attempts when the peer's copy changes while we read it. */
 #define DS_RESYNC_ATTEMPTS	3
 
-/* Chunks waiting; beyond this they are dropped (the next read asks again). */
-#define DS_RESYNC_QUEUE_MAX	4096
-
 /* A stale copy no peer could replace is tried again after this, doubling */
 #define DS_RESYNC_RETRY_MS	1000
 #define DS_RESYNC_RETRY_MAX_MS	30000
@@ -73,6 +70,15 @@ struct ds_resync {
 	struct ds_resync_job *running;
 	u32 nr;
 	bool stop;
+	/*
+	 * A job was left out of the full queue: the marked chunks are
+	 * queued again from their marks (ds_repair_requeue()) once no job
+	 * is due: at once if a chunk was made whole since they last were,
+	 * or a peer is back; else DS_RESYNC_RETRY_MAX_MS after
+	 */
+	bool dropped;
+	u64 marks_read;		/* aifs_now_ms() they last were */
+	u64 marks_resynced;	/* @resynced then */
 	u64 resynced;		/* chunks made whole */
 	u64 failed;		/* attempts that found no source */
 	u64 window_start;	/* aifs_now_ms() the rate's window opened */
@@ -163,6 +169,31 @@ static struct ds_resync_job *ds_resync_find(struct ds_resync *rs,
 }
 
 /*
+ * The queue is full: a job waiting for a source (held) goes, if there is
+ * one, to make room; it is stale, so marked, and comes back from its mark.
+ * Lock held.
+ */
+static void ds_resync_make_room(struct ds_resync *rs)
+{
+	struct ds_resync_job **pp, *job;
+
+	if (!rs->dropped)
+		aifs_warn("resync queue full (%u chunks): chunks marked for repair are queued again from their marks",
+			  rs->nr);
+	rs->dropped = true;
+	for (pp = &rs->head; (job = *pp); pp = &job->next) {
+		if (!job->held)
+			continue;
+		*pp = job->next;
+		if (rs->tail == &job->next)
+			rs->tail = pp;
+		free(job);
+		rs->nr--;
+		return;
+	}
+}
+
+/*
  * Queue @tmpl, or fold it into the job of its chunk already queued: that
  * job then takes a source that would do for either (the lower
  * min_version).  A held job is tried at once for a sync, or for a
@@ -197,7 +228,9 @@ static void ds_resync_add(struct ds *ds, const struct ds_resync_job *tmpl)
 			same->seen = tmpl->seen;
 		}
 	}
-	if (rs->stop || rs->nr >= DS_RESYNC_QUEUE_MAX || same) {
+	if (!same && !rs->stop && rs->nr >= (u32)ds->cfg.resync_queue)
+		ds_resync_make_room(rs);
+	if (rs->stop || rs->nr >= (u32)ds->cfg.resync_queue || same) {
 		free(job);
 	} else {
 		*rs->tail = job;
@@ -648,7 +681,10 @@ static struct ds_resync_job *ds_resync_next(struct ds_resync *rs, u64 *due)
 	return NULL;
 }
 
-/* A peer serves again: the held jobs, which may have it as a source, now. */
+/*
+ * A peer serves again: the held jobs, which may have it as a source, now,
+ * and the marked chunks a full queue left out.
+ */
 void ds_resync_retry_held(struct ds *ds)
 {
 	struct ds_resync *rs = ds->resync;
@@ -658,11 +694,61 @@ void ds_resync_retry_held(struct ds *ds)
 	if (!rs)
 		return;	/* not started: nothing is held */
 	pthread_mutex_lock(&rs->lock);
+	rs->marks_read = 0;
 	for (job = rs->head; job; job = job->next)
 		if (job->held && job->due > now)
 			job->due = now;
 	pthread_cond_signal(&rs->wake);
 	pthread_mutex_unlock(&rs->lock);
+}
+
+/*
+ * The copies waiting for a source (held): their number, and the first
+ * @max of them into @list (*@listed).
+ */
+u64 ds_resync_held(struct ds *ds, struct aifs_repair_entry *list,
+		   unsigned int max, unsigned int *listed)
+{
+	struct ds_resync *rs = ds->resync;
+	struct ds_resync_job *job;
+	u64 held = 0;
+
+	*listed = 0;
+	if (!rs)
+		return 0;
+	pthread_mutex_lock(&rs->lock);
+	for (job = rs->head; job; job = job->next) {
+		if (!job->held)
+			continue;
+		if (*listed < max)
+			ds_repair_entry(&job->id, AIFS_REPAIR_NO_SOURCE,
+					&list[(*listed)++]);
+		held++;
+	}
+	pthread_mutex_unlock(&rs->lock);
+	return held;
+}
+
+/*
+ * With no job due: whether to queue the marked chunks again now (a full
+ * queue left some out); else *@due moved up to when that will be.  Lock
+ * held.
+ */
+static bool ds_resync_marks_due(struct ds_resync *rs, u64 *due)
+{
+	u64 at = rs->marks_read + DS_RESYNC_RETRY_MAX_MS;
+
+	if (!rs->dropped)
+		return false;
+	if (rs->resynced > rs->marks_resynced || at <= aifs_now_ms()) {
+		rs->dropped = false;
+		rs->marks_read = aifs_now_ms();
+		rs->marks_resynced = rs->resynced;
+		return true;
+	}
+	if (!*due || at < *due)
+		*due = at;
+	return false;
 }
 
 static void ds_resync_idle(struct ds_resync *rs, u64 due)
@@ -690,6 +776,12 @@ static void *ds_resync_thread(void *arg)
 	pthread_mutex_lock(&rs->lock);
 	while (!rs->stop) {
 		job = ds_resync_next(rs, &due);
+		if (!job && ds_resync_marks_due(rs, &due)) {
+			pthread_mutex_unlock(&rs->lock);
+			ds_repair_requeue(ds);
+			pthread_mutex_lock(&rs->lock);
+			continue;
+		}
 		if (!job) {
 			ds_resync_idle(rs, due);
 			continue;

@@ -25,6 +25,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mds.h"
@@ -44,6 +45,10 @@ struct mds_ds {
 	s64 round_since;		/* Unix seconds: the round began */
 	struct mds_sync_tally tally;	/* of the round, as recovery says */
 	u64 offline_epoch;		/* it last went OFFLINE (0: unknown) */
+	/* its last DS_REPAIRS (in memory: sent again at each connection) */
+	struct aifs_ds_repairs_req repairs;
+	struct aifs_repair_entry repair_list[AIFS_REPAIR_LIST_MAX];
+	s64 repairs_reported;		/* Unix seconds */
 };
 
 struct mds_map {
@@ -718,6 +723,72 @@ unsigned int mds_map_recovery(struct mds *mds, u64 rebuild_delay_ms,
 		if (ds->info.state == cpu_to_le32(AIFS_DS_SYNCING) ||
 		    ds->info.state == cpu_to_le32(AIFS_DS_OFFLINE))
 			map_recovery_entry(ds, rebuild_delay_ms, &out[n++]);
+	}
+	pthread_mutex_unlock(&map->lock);
+	return n;
+}
+
+/**
+ * mds_map_repairs_set - what a data server said it must repair
+ * @mds: the MDS
+ * @req: its DS_REPAIRS
+ * @list: the entries that came with it (checked by the decoder)
+ *
+ * Return: 0, or -ENOENT for a server not in the map.
+ */
+int mds_map_repairs_set(struct mds *mds, const struct aifs_ds_repairs_req *req,
+			const struct aifs_repair_entry *list)
+{
+	struct mds_map *map = mds->map;
+	struct mds_ds *ds;
+
+	pthread_mutex_lock(&map->lock);
+	ds = map_find(map, le32_to_cpu(req->id));
+	if (ds) {
+		if (ds->repairs.marked != req->marked ||
+		    ds->repairs.no_source != req->no_source)
+			aifs_info("data server %u: %llu chunks to repair, %llu with no source",
+				  le32_to_cpu(req->id),
+				  (unsigned long long)le64_to_cpu(req->marked),
+				  (unsigned long long)le64_to_cpu(req->no_source));
+		ds->repairs = *req;
+		memcpy(ds->repair_list, list,
+		       le32_to_cpu(req->count) * sizeof(*list));
+		ds->repairs_reported = time(NULL);
+	}
+	pthread_mutex_unlock(&map->lock);
+	return ds ? 0 : -ENOENT;
+}
+
+/*
+ * Every server whose last DS_REPAIRS had a copy to repair, by id, into
+ * @srv (room for AIFS_MAP_MAX_DS), and what they named into @list (room
+ * for AIFS_REPAIR_LIST_MAX each): the servers; *@listed, the entries.
+ */
+unsigned int mds_map_repairs(struct mds *mds, struct aifs_repair_server *srv,
+			     struct aifs_repair_entry *list,
+			     unsigned int *listed)
+{
+	struct mds_map *map = mds->map;
+	struct mds_ds *ds;
+	unsigned int n = 0, count;
+	u32 after = 0;
+
+	*listed = 0;
+	pthread_mutex_lock(&map->lock);
+	while (n < AIFS_MAP_MAX_DS && (ds = map_next(map, after, false, 0))) {
+		after = le32_to_cpu(ds->info.id);
+		if (!ds->repairs.marked && !ds->repairs.no_source &&
+		    !ds->repairs.count)
+			continue;
+		srv[n++] = (struct aifs_repair_server){
+			.id = ds->info.id, .marked = ds->repairs.marked,
+			.no_source = ds->repairs.no_source,
+			.reported = cpu_to_le64(ds->repairs_reported),
+		};
+		count = le32_to_cpu(ds->repairs.count);
+		memcpy(list + *listed, ds->repair_list, count * sizeof(*list));
+		*listed += count;
 	}
 	pthread_mutex_unlock(&map->lock);
 	return n;

@@ -74,6 +74,8 @@ static const struct {
 	{ AIFS_OP_DS_HEARTBEAT, mds_handle_ds_heartbeat },
 	{ AIFS_OP_MDS_FSCK, mds_handle_fsck },
 	{ AIFS_OP_RECOVERY_GET, mds_handle_recovery_get },
+	{ AIFS_OP_DS_REPAIRS, mds_handle_ds_repairs },
+	{ AIFS_OP_REPAIRS_GET, mds_handle_repairs_get },
 };
 
 enum mds_mode {

@@ -418,7 +418,10 @@ int mds_ds_connect(struct mds *mds, const struct aifs_secret *secret,
 int mds_recovery_start(struct mds *mds);
 void mds_recovery_stop(struct mds *mds);
 int mds_handle_recovery_get(struct aifs_request *req);
+int mds_handle_ds_repairs(struct aifs_request *req);
+int mds_handle_repairs_get(struct aifs_request *req);
 void mds_recovery_metrics(struct mds *mds, FILE *out);
+void mds_repairs_metrics(struct mds *mds, FILE *out);
 
 /* ---- clustermap.c: data servers ---- */
 
@@ -443,6 +446,11 @@ struct mds_sync_tally {
 
 void mds_map_sync_cursor(struct mds *mds, u32 id, u32 round, u64 cursor,
 			 const struct mds_sync_tally *tally);
+int mds_map_repairs_set(struct mds *mds, const struct aifs_ds_repairs_req *req,
+			const struct aifs_repair_entry *list);
+unsigned int mds_map_repairs(struct mds *mds, struct aifs_repair_server *srv,
+			     struct aifs_repair_entry *list,
+			     unsigned int *listed);
 unsigned int mds_map_recovery(struct mds *mds, u64 rebuild_delay_ms,
 			      struct aifs_recovery_entry *out,
 			      unsigned int max);

@@ -98,4 +98,5 @@ void mds_metrics(FILE *out, void *data)
 	mds_metrics_tables(mds, out);
 	mds_metrics_map(mds, out);
 	mds_recovery_metrics(mds, out);
+	mds_repairs_metrics(mds, out);
 }

@@ -589,6 +589,43 @@ int mds_handle_recovery_get(struct aifs_request *req)
 	return err;
 }
 
+/* DS_REPAIRS: what a data server must repair, kept for REPAIRS_GET. */
+int mds_handle_ds_repairs(struct aifs_request *req)
+{
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS] = { { NULL, 0 } };
+	struct aifs_ds_repairs_req in;
+	int err;
+
+	err = mds_decode(req, &in, sizeof(in), parts) ?:
+	      mds_map_repairs_set(req->data, &in, parts[0].data);
+	return err ?: mds_reply(req, NULL, 0, NULL);
+}
+
+/* REPAIRS_GET: every data server's last DS_REPAIRS with work in it. */
+int mds_handle_repairs_get(struct aifs_request *req)
+{
+	struct aifs_span parts[AIFS_MSG_MAX_PARTS] = { { NULL, 0 } };
+	struct aifs_repairs_rep rep = { 0 };
+	struct aifs_repair_server *srv;
+	struct aifs_repair_entry *list;
+	unsigned int n, listed;
+	int err = -ENOMEM;
+
+	srv = calloc(AIFS_MAP_MAX_DS, sizeof(*srv));
+	list = calloc(AIFS_MAP_MAX_DS * AIFS_REPAIR_LIST_MAX, sizeof(*list));
+	if (srv && list) {
+		n = mds_map_repairs(req->data, srv, list, &listed);
+		rep.servers = cpu_to_le32(n);
+		rep.count = cpu_to_le32(listed);
+		parts[0] = (struct aifs_span){ srv, n * sizeof(*srv) };
+		parts[1] = (struct aifs_span){ list, listed * sizeof(*list) };
+		err = mds_reply(req, &rep, sizeof(rep), parts);
+	}
+	free(list);
+	free(srv);
+	return err;
+}
+
 /* What RECOVERY_GET tells of each server, as gauges labelled by server. */
 #define RECOVERY_METRIC(name, help, field) \
 	AIFS_METRIC_FIELD(name, "gauge", help, struct aifs_recovery_entry, field)
@@ -611,29 +648,90 @@ static const struct aifs_metric_field recovery_metrics[] = {
 };
 
 /*
+ * The @fields of @n entries of @size bytes at @base, a series per entry,
+ * labelled by @label().
+ */
+static void server_metrics(FILE *out, const struct aifs_metric_field *fields,
+			   size_t nr_fields, const void *base, size_t size,
+			   unsigned int n,
+			   void (*label)(const void *e, char *buf, size_t len))
+{
+	const struct aifs_metric_field *f;
+	char labels[64];
+	unsigned int i;
+
+	for (f = fields; f < fields + nr_fields; f++) {
+		aifs_metric_head(out, f->name, f->type, f->help);
+		for (i = 0; i < n; i++) {
+			const void *e = (const u8 *)base + i * size;
+
+			label(e, labels, sizeof(labels));
+			aifs_metric_u64(out, f->name, labels,
+					aifs_metric_field_value(f, e));
+		}
+	}
+}
+
+static void recovery_label(const void *arg, char *buf, size_t len)
+{
+	const struct aifs_recovery_entry *e = arg;
+
+	snprintf(buf, len, "ds=\"%u\",state=\"%s\"", le32_to_cpu(e->id),
+		 aifs_ds_state_name(le32_to_cpu(e->state)));
+}
+
+/*
  * Every server recovery has work for (SYNCING ones catching up, OFFLINE
  * ones waiting for their rebuild), labelled by id and state.
  */
 void mds_recovery_metrics(struct mds *mds, FILE *out)
 {
-	const struct aifs_metric_field *f;
 	struct aifs_recovery_entry *e;
-	unsigned int i, n;
-	char labels[64];
+	unsigned int n;
 
 	e = recovery_entries(mds, &n);
 	if (!e)
 		return;
-	for (f = recovery_metrics; f < recovery_metrics +
-	     ARRAY_SIZE(recovery_metrics); f++) {
-		aifs_metric_head(out, f->name, f->type, f->help);
-		for (i = 0; i < n; i++) {
-			snprintf(labels, sizeof(labels),
-				 "ds=\"%u\",state=\"%s\"", le32_to_cpu(e[i].id),
-				 aifs_ds_state_name(le32_to_cpu(e[i].state)));
-			aifs_metric_u64(out, f->name, labels,
-					aifs_metric_field_value(f, &e[i]));
-		}
-	}
+	server_metrics(out, recovery_metrics, ARRAY_SIZE(recovery_metrics), e,
+		       sizeof(*e), n, recovery_label);
 	free(e);
+}
+
+/*
+ * What each data server said it must repair, as gauges labelled by
+ * server; copies with no source are an alert: nothing mends them until a
+ * copy they can be taken from is back.
+ */
+#define REPAIRS_METRIC(name, help, field) \
+	AIFS_METRIC_FIELD(name, "gauge", help, struct aifs_repair_server, field)
+
+static const struct aifs_metric_field repairs_metrics[] = {
+	REPAIRS_METRIC("aifs_mds_chunks_to_repair",
+		       "Chunk copies a data server last said it must repair.",
+		       marked),
+	REPAIRS_METRIC("aifs_mds_chunks_without_source",
+		       "Of them, those no peer had a copy for when last tried.",
+		       no_source),
+};
+
+static void repairs_label(const void *arg, char *buf, size_t len)
+{
+	const struct aifs_repair_server *srv = arg;
+
+	snprintf(buf, len, "ds=\"%u\"", le32_to_cpu(srv->id));
+}
+
+void mds_repairs_metrics(struct mds *mds, FILE *out)
+{
+	struct aifs_repair_server *srv;
+	struct aifs_repair_entry *list;
+	unsigned int n, listed;
+
+	srv = calloc(AIFS_MAP_MAX_DS, sizeof(*srv));
+	list = calloc(AIFS_MAP_MAX_DS * AIFS_REPAIR_LIST_MAX, sizeof(*list));
+	n = srv && list ? mds_map_repairs(mds, srv, list, &listed) : 0;
+	server_metrics(out, repairs_metrics, ARRAY_SIZE(repairs_metrics), srv,
+		       sizeof(*srv), n, repairs_label);
+	free(list);
+	free(srv);
 }

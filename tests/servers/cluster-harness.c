@@ -468,3 +468,12 @@ int cluster_cli(const char *args, char *out, size_t size)
 	printf("$ aifs %s\n%s", args, out);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
+
+int cluster_recovery(char *out, size_t size)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "recovery 127.0.0.1:%s",
+		 cluster_mds.srv.port);
+	return cluster_cli(cmd, out, size);
+}

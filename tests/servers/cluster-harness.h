@@ -119,6 +119,8 @@ int cluster_read_chunk(struct ds_proc *p, u64 ino, u32 index, void *buf,
  * cluster's secret: its exit code, its output (stderr too) in @out.
  */
 int cluster_cli(const char *args, char *out, size_t size);
+/* `aifs recovery` of the cluster's MDS into @out: its exit status. */
+int cluster_recovery(char *out, size_t size);
 
 /* A new file @name in the root, its layout in @layout; its ino. */
 u64 cluster_create(const char *name, struct aifs_layout *layout);

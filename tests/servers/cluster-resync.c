@@ -10,7 +10,10 @@
  * 2. A copy found damaged while its only peer is dead keeps its bytes
  *    (no source to take others from) and stays marked for repair, across
  *    a restart of its server too: once the peer is back it is repaired
- *    from it, without another read.
+ *    from it, without another read.  The MDS knows of it meanwhile, and
+ *    again after its own restart: aifs recovery names the copy, with no
+ *    source, and its metrics count it (G6); once repaired, it is gone
+ *    from both.
  * 3. A swap of a pulled copy cut short by a crash after its commit (the
  *    data renamed into place, not the sidecar) is finished when the
  *    server starts again; a side copy of a pull cut short before it is
@@ -60,6 +63,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -95,12 +99,18 @@ static bool attempt_ended(void *arg)
 	return resync_ended(a->p) > a->before;
 }
 
-/* Has @arg's server made a chunk whole by resync since it started? */
-static bool resynced_one(void *arg)
+/* Chunks @p made whole by resync since it started (0 if it cannot say). */
+static u64 resynced(struct ds_proc *p)
 {
 	struct aifs_ds_scrub_rep rep;
 
-	return !ds_scrub(arg, 0, &rep) && le64_to_cpu(rep.resynced);
+	return ds_scrub(p, 0, &rep) ? 0 : le64_to_cpu(rep.resynced);
+}
+
+/* Has @arg's server made a chunk whole by resync since it started? */
+static bool resynced_one(void *arg)
+{
+	return resynced(arg) > 0;
 }
 
 /* @p serves chunk 0 of @ino whole: @image at @version. */
@@ -215,6 +225,43 @@ static bool serves_whole(void *arg)
 	return serves_bytes(arg, 0, DS_TEST_CHUNK);
 }
 
+struct repair_told {
+	u32 id;
+	u64 ino;
+	bool told;	/* named with no source, or not at all */
+};
+
+/* aifs recovery names (or not) chunk 0 of @ino on @id, with no source. */
+static bool recovery_told(void *arg)
+{
+	const struct repair_told *t = arg;
+	char out[4096], server[128], chunk[128];
+	bool named;
+
+	snprintf(server, sizeof(server),
+		 "data server %u: chunk copies to repair: 1, with no source: 1",
+		 t->id);
+	snprintf(chunk, sizeof(chunk),
+		 "  inode %llu chunk 0: no copy to take it from yet\n",
+		 (unsigned long long)t->ino);
+	if (cluster_recovery(out, sizeof(out)))
+		return false;
+	named = strstr(out, server) && strstr(out, chunk);
+	return t->told ? named : !strstr(out, "chunk copies to repair:");
+}
+
+/* The MDS's metric @name of server @id is @want. */
+static void check_ds_metric(const char *name, u32 id, u64 want)
+{
+	char labelled[128];
+	u64 v = UINT64_MAX;
+
+	snprintf(labelled, sizeof(labelled), "%s{ds=\"%u\"}", name, id);
+	CHECK(!cluster_mds_metric(labelled, &v) && v == want,
+	      "%s is %llu, not %llu", labelled, (unsigned long long)v,
+	      (unsigned long long)want);
+}
+
 /*
  * The replica's copy damaged while the primary, its only source, is
  * dead: the repair finds no source and the copy keeps its bytes; the
@@ -222,6 +269,7 @@ static bool serves_whole(void *arg)
  */
 static void check_no_source(char *image, char *buf)
 {
+	struct repair_told told;
 	struct ds_proc *p[2];
 	struct attempt a;
 	struct whole w;
@@ -241,9 +289,19 @@ static void check_no_source(char *image, char *buf)
 	CHECK(bytes_changed(p[1], ino, image, buf) == 1,
 	      "no source: the damaged copy lost %u bytes of its data file",
 	      bytes_changed(p[1], ino, image, buf) - 1);
+	told = (struct repair_told){ p[1]->id, ino, true };
+	CHECK(cluster_wait(recovery_told, &told, WAIT_MS),
+	      "aifs recovery does not name the copy with no source");
+	check_ds_metric("aifs_mds_chunks_to_repair", p[1]->id, 1);
+	check_ds_metric("aifs_mds_chunks_without_source", p[1]->id, 1);
+	cluster_mds_restart();
+	CHECK(cluster_wait(recovery_told, &told, WAIT_MS),
+	      "a restarted MDS does not hear of the copy with no source");
 	/* a restart forgets the queue, not the repair (its mark) */
 	ds_stop(p[1], SIGTERM);
 	ds_start(p[1]);
+	CHECK(cluster_wait(recovery_told, &told, WAIT_MS),
+	      "the MDS does not hear of the copy again after its server's restart");
 	ds_start(p[0]);
 	CHECK(cluster_wait(resynced_one, p[1], WAIT_MS),
 	      "the damaged copy is not repaired, unread, after a restart");
@@ -252,6 +310,86 @@ static void check_no_source(char *image, char *buf)
 	      "the damaged copy is not repaired once its peer is back");
 	check_serves(p[1], "repaired: the replica", ino, image, version, buf);
 	check_serves(p[0], "repaired: the primary", ino, image, version, buf);
+	told.told = false;
+	CHECK(cluster_wait(recovery_told, &told, WAIT_MS),
+	      "aifs recovery still names a copy to repair once it is whole");
+}
+
+/* Has @arg's server made @arg->want chunks whole by resync? */
+struct whole_count {
+	struct ds_proc *p;
+	u64 want;
+};
+
+static bool resynced_count(void *arg)
+{
+	const struct whole_count *w = arg;
+
+	return resynced(w->p) >= w->want;
+}
+
+/* @line appended to the configuration of @p: 0 or -errno. */
+static int conf_append(struct ds_proc *p, const char *line)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/server.conf", p->srv.dir);
+	f = fopen(path, "a");
+	if (!f)
+		return -errno;
+	fputs(line, f);
+	return fclose(f) ? -errno : 0;
+}
+
+/*
+ * A resync queue of one chunk (resync_queue = 1) and three damaged
+ * copies whose only source is dead: each read queues one, which goes
+ * held for a source, and the next takes its place.  Once the source is
+ * back, all three are repaired without another read: those the queue
+ * had no room for come back from their repair marks (G6: they waited
+ * for a read, forward, sync or scrub of them before).
+ */
+static void check_queue_full(char *image, char *buf)
+{
+	static const char *const names[] = { "full-1", "full-2", "full-3" };
+	struct ds_proc *p[2], *r = cluster_proc(2), *s = cluster_proc(1);
+	u64 ino[3], version[3];
+	struct whole_count w;
+	struct attempt a;
+	u32 len;
+	int i, err;
+
+	for (i = 0; i < 3; i++)
+		ino[i] = file_of_one_chunk(names[i], p, image, buf, &version[i]);
+	CHECK(!conf_append(r, "resync_queue = 1\n"), "resync_queue");
+	ds_stop(r, SIGTERM);
+	ds_start(r);
+	for (i = 0; i < 3; i++) {
+		ds_fill(image, DS_TEST_CHUNK, ino[i] * 1000);
+		check_serves(r, "restarted", ino[i], image, version[i], buf);
+		ds_flip_byte(r, ino[i], 0, FLIP_AT);
+	}
+	ds_stop(s, SIGKILL);
+	for (i = 0; i < 3; i++) {
+		a = (struct attempt){ r, resync_ended(r) };
+		len = 0;
+		err = ds_read(r, ino[i], 0, 0, DS_TEST_CHUNK, 0, buf, &len,
+			      NULL);
+		CHECK(err == -EIO, "a read of damaged copy %d: %s, not EIO",
+		      i, strerror(-err));
+		CHECK(cluster_wait(attempt_ended, &a, WAIT_MS),
+		      "the repair of copy %d never ended", i);
+	}
+	w = (struct whole_count){ r, resynced(r) + 3 };
+	ds_start(s);
+	CHECK(cluster_wait(resynced_count, &w, WAIT_MS),
+	      "not every damaged copy is repaired, unread, once its source is back");
+	for (i = 0; i < 3; i++) {
+		ds_fill(image, DS_TEST_CHUNK, ino[i] * 1000);
+		check_serves(r, "repaired from its mark", ino[i], image,
+			     version[i], buf);
+	}
 }
 
 /* @len bytes of @buf as the file @path: 0 or -errno. */
@@ -890,5 +1028,6 @@ int main(void)
 	check_lost_primary(image, buf);
 	check_cut_overtaken(image, buf);
 	check_sync_overtaken(image, buf);
+	check_queue_full(image, buf);
 	return test_result();
 }

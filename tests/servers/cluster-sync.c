@@ -157,12 +157,10 @@ static void crcs(struct ds_proc *p, u64 ino, u32 index, u32 *out)
 /* `aifs recovery` says "data server @id: @what". */
 static void recovery_says(u32 id, const char *what)
 {
-	char out[4096], cmd[64], want[128];
+	char out[4096], want[128];
 
-	snprintf(cmd, sizeof(cmd), "recovery 127.0.0.1:%s",
-		 cluster_mds.srv.port);
 	snprintf(want, sizeof(want), "data server %u: %s", id, what);
-	CHECK(cluster_cli(cmd, out, sizeof(out)) == 0 && strstr(out, want),
+	CHECK(cluster_recovery(out, sizeof(out)) == 0 && strstr(out, want),
 	      "aifs recovery does not say \"%s\"", want);
 }
 

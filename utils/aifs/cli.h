@@ -88,6 +88,19 @@ int cmd_df(struct aifs_cli *cli, int argc, char **argv);
 int cmd_scrub(struct aifs_cli *cli, int argc, char **argv);
 int cmd_recovery(struct aifs_cli *cli, int argc, char **argv);
 
+/* repairs.c: REPAIRS_GET, for aifs recovery */
+struct cli_repairs {
+	struct aifs_reply reply;
+	struct aifs_repairs_rep rep;
+	const struct aifs_repair_server *servers;	/* in @reply */
+	const struct aifs_repair_entry *list;		/* in @reply */
+};
+
+int cli_repairs_get(struct aifs_conn *conn, struct cli_repairs *r);
+void cli_repairs_free(struct cli_repairs *r);
+void cli_repairs_print(const struct cli_repairs *r);
+struct json_object *cli_repairs_json(const struct cli_repairs *r);
+
 /* layout.c */
 int cmd_getlayout(struct aifs_cli *cli, int argc, char **argv);
 int cmd_setlayout(struct aifs_cli *cli, int argc, char **argv);

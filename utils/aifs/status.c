@@ -202,10 +202,10 @@ static struct json_object *json_recovery(const struct aifs_recovery_rep *rep,
 	return a;
 }
 
-/* recovery --json: the MDS, where the walks end, and the servers */
+/* recovery --json: the MDS, where the walks end, the servers, the repairs */
 static struct json_object *json_recovery_report(const char *mds,
 	const struct aifs_recovery_rep *rep,
-	const struct aifs_recovery_entry *e)
+	const struct aifs_recovery_entry *e, const struct cli_repairs *r)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -213,18 +213,47 @@ static struct json_object *json_recovery_report(const char *mds,
 	json_object_object_add(o, "next_ino", json_object_new_uint64(
 		le64_to_cpu(rep->next_ino)));
 	json_object_object_add(o, "servers", json_recovery(rep, e));
+	json_object_object_add(o, "repairs", cli_repairs_json(r));
 	return o;
 }
 
 static void print_recovery(const struct aifs_recovery_rep *rep,
-			   const struct aifs_recovery_entry *e)
+			   const struct aifs_recovery_entry *e,
+			   const struct cli_repairs *r)
 {
 	u32 i, n = le32_to_cpu(rep->count);
 
 	for (i = 0; i < n; i++)
 		print_recovery_entry(&e[i], le64_to_cpu(rep->next_ino));
-	if (!n)
-		printf("nothing to recover: every data server is UP, DRAINING or RETIRED\n");
+	cli_repairs_print(r);
+	if (!n && !r->rep.servers)
+		printf("nothing to recover: every data server is UP, DRAINING or RETIRED, and none has a copy to repair\n");
+}
+
+/*
+ * RECOVERY_GET and REPAIRS_GET on @conn (an MDS that does not know the
+ * second has no repairs to tell).
+ */
+static int recovery_and_repairs(struct aifs_conn *conn,
+				struct aifs_reply *reply,
+				struct aifs_recovery_rep *rep,
+				const struct aifs_recovery_entry **e,
+				struct cli_repairs *r, const char **what)
+{
+	int err;
+
+	*what = "RECOVERY_GET";
+	err = recovery_get(conn, reply, rep, e);
+	if (err)
+		return err;
+	*what = "REPAIRS_GET";
+	err = cli_repairs_get(conn, r);
+	if (err == -EOPNOTSUPP) {
+		cli_repairs_free(r);
+		memset(r, 0, sizeof(*r));
+		err = 0;
+	}
+	return err;
 }
 
 /* recovery HOST:PORT */
@@ -233,7 +262,9 @@ int cmd_recovery(struct aifs_cli *cli, int argc, char **argv)
 	const struct aifs_recovery_entry *e;
 	struct aifs_recovery_rep rep;
 	struct aifs_reply reply = { 0 };
+	struct cli_repairs r = { 0 };
 	struct aifs_conn *conn;
+	const char *what;
 	int err, ret = 0;
 
 	if (argc != 2) {
@@ -242,17 +273,18 @@ int cmd_recovery(struct aifs_cli *cli, int argc, char **argv)
 	}
 	if (cli_connect(cli, argv[1], &conn))
 		return 1;
-	err = recovery_get(conn, &reply, &rep, &e);
+	err = recovery_and_repairs(conn, &reply, &rep, &e, &r, &what);
 	aifs_close(conn);
 	if (err) {
-		fprintf(stderr, "aifs: %s: RECOVERY_GET: %s\n", argv[1],
+		fprintf(stderr, "aifs: %s: %s: %s\n", argv[1], what,
 			strerror(-err));
 		ret = 1;
 	} else if (cli->json) {
-		ret = cli_json_put(json_recovery_report(argv[1], &rep, e));
+		ret = cli_json_put(json_recovery_report(argv[1], &rep, e, &r));
 	} else {
-		print_recovery(&rep, e);
+		print_recovery(&rep, e, &r);
 	}
+	cli_repairs_free(&r);
 	aifs_reply_free(&reply);
 	return ret;
 }
@@ -268,6 +300,7 @@ struct cluster {
 	struct aifs_recovery_rep recovery;
 	const struct aifs_recovery_entry *recovering;
 	struct aifs_reply recovery_reply;
+	struct cli_repairs repairs;
 	/* per server of @ds: 0 with its scrub in @scrub, or why not */
 	struct aifs_ds_scrub_rep *scrub;
 	int *scrub_err;
@@ -331,6 +364,7 @@ static int mds_of_mount(const char *path, char *mds, size_t size)
 
 static int cluster_fetch(struct aifs_cli *cli, struct cluster *c)
 {
+	const char *what = "MAP_GET";
 	struct aifs_conn *conn;
 	struct aifs_cred cred;
 	int err;
@@ -342,16 +376,19 @@ static int cluster_fetch(struct aifs_cli *cli, struct cluster *c)
 	if (err)
 		return err;
 	err = aifs_map_get(conn, 0, &c->map, c->ds, AIFS_MAP_MAX_DS);
+	if (!err) {
+		what = "STATFS";
+		err = aifs_cred_self(&cred) ?:
+		      aifs_statfs(conn, &cred, AIFS_ROOT_INO, &c->fs);
+	}
 	if (!err)
-		err = aifs_cred_self(&cred);
-	if (!err)
-		err = aifs_statfs(conn, &cred, AIFS_ROOT_INO, &c->fs);
-	if (!err)
-		err = recovery_get(conn, &c->recovery_reply, &c->recovery,
-				   &c->recovering);
+		err = recovery_and_repairs(conn, &c->recovery_reply,
+					   &c->recovery, &c->recovering,
+					   &c->repairs, &what);
 	aifs_close(conn);
 	if (err)
-		fprintf(stderr, "aifs: %s: %s\n", c->mds, strerror(-err));
+		fprintf(stderr, "aifs: %s: %s: %s\n", c->mds, what,
+			strerror(-err));
 	return err;
 }
 
@@ -381,6 +418,7 @@ static int cluster_scrubs(struct aifs_cli *cli, struct cluster *c)
 static void cluster_free(struct cluster *c)
 {
 	aifs_reply_free(&c->recovery_reply);
+	cli_repairs_free(&c->repairs);
 	free(c->ds);
 	free(c->scrub);
 	free(c->scrub_err);
@@ -443,7 +481,7 @@ static void print_cluster(const struct cluster *c)
 	       "SCRUB");
 	for (i = 0; i < n; i++)
 		print_server(c, i);
-	print_recovery(&c->recovery, c->recovering);
+	print_recovery(&c->recovery, c->recovering, &c->repairs);
 }
 
 static struct json_object *json_server(const struct cluster *c, u32 i)
@@ -499,6 +537,7 @@ static struct json_object *json_cluster(const struct cluster *c)
 	json_object_object_add(o, "servers", servers);
 	json_object_object_add(o, "recovery",
 			       json_recovery(&c->recovery, c->recovering));
+	json_object_object_add(o, "repairs", cli_repairs_json(&c->repairs));
 	return o;
 }
 

@@ -375,6 +375,8 @@ AIFS_MSG_CODEC(ec_verify_rep, AIFS_OP_EC_VERIFY, true, ec_verify_rep)
 AIFS_MSG_CODEC(mds_fsck_req, AIFS_OP_MDS_FSCK, false, mds_fsck_req)
 AIFS_MSG_CODEC(mds_fsck_rep, AIFS_OP_MDS_FSCK, true, mds_fsck_rep)
 AIFS_MSG_CODEC(recovery_rep, AIFS_OP_RECOVERY_GET, true, recovery_rep)
+AIFS_MSG_CODEC(ds_repairs_req, AIFS_OP_DS_REPAIRS, false, ds_repairs_req)
+AIFS_MSG_CODEC(repairs_rep, AIFS_OP_REPAIRS_GET, true, repairs_rep)
 AIFS_MSG_CODEC(chunk_sync_req, AIFS_OP_CHUNK_SYNC, false, chunk_sync_req)
 AIFS_MSG_CODEC(chunk_sync_rep, AIFS_OP_CHUNK_SYNC, true, chunk_sync_rep)
 

@@ -37,7 +37,7 @@
  *      AIFS_DS_SYNCING, and DS_REGISTER's reply got @grace_ms.
  *      FRAG_BEHIND (2026-12-05); FRAG_WRITE's own request with stripe
  *      stamps, FRAG_READ of no bytes (a stamp's probe), FRAG_ROLLBACK
- *      (2026-12-05).
+ *      (2026-12-05).  DS_REPAIRS, REPAIRS_GET (2026-12-05).
  */
 #ifndef AIFS_PROTO_H
 #define AIFS_PROTO_H
@@ -238,6 +238,8 @@ enum aifs_opcode {
 	AIFS_OP_EC_VERIFY	= 80,	/* DS -> DS: a stripe's parity checked */
 	AIFS_OP_FRAG_BEHIND	= 81,	/* leader -> DS: a fragment missed a write */
 	AIFS_OP_FRAG_ROLLBACK	= 82,	/* DS -> DS: a torn write undone */
+	AIFS_OP_DS_REPAIRS	= 83,	/* DS -> MDS: the copies it must repair */
+	AIFS_OP_REPAIRS_GET	= 84,	/* admin -> MDS: every server's */
 };
 
 /* Who is connecting, in HELLO. */
@@ -1936,5 +1938,87 @@ struct aifs_recovery_rep {
 };
 
 #define AIFS_RECOVERY_REP_SIZE	16
+
+/* DS_REPAIRS, REPAIRS_GET: copies named per server, at most */
+#define AIFS_REPAIR_LIST_MAX	16
+
+/* aifs_repair_entry.flags */
+#define AIFS_REPAIR_NO_SOURCE	0x1	/* no peer had a copy to take when
+					 * last tried: tried again */
+#define AIFS_REPAIR_KNOWN	AIFS_REPAIR_NO_SOURCE
+
+/**
+ * struct aifs_repair_entry - a chunk copy its server must repair
+ * @ino:      the file
+ * @index:    chunk index
+ * @fragment: EC fragment (0 for replicas)
+ * @flags:    AIFS_REPAIR_*
+ * @server:   the server holding the copy
+ * @reserved: zero
+ */
+struct aifs_repair_entry {
+	__le64 ino;
+	__le32 index;
+	__le16 fragment;
+	__le16 flags;
+	__le32 server;
+	__le32 reserved;
+};
+
+#define AIFS_REPAIR_ENTRY_SIZE	24
+
+/**
+ * struct aifs_ds_repairs_req - DS_REPAIRS (data server -> MDS; empty
+ *                              reply): what it must repair, sent on each
+ *                              new connection and when it changed;
+ *                              @count struct aifs_repair_entry follow
+ *                              (@server = @id), those with no source first
+ * @id:        the server
+ * @count:     entries following, at most AIFS_REPAIR_LIST_MAX
+ * @marked:    copies marked for repair (stale or damaged; the marks
+ *             outlive a restart)
+ * @no_source: of them, those no peer had a copy for when last tried
+ */
+struct aifs_ds_repairs_req {
+	__le32 id;
+	__le32 count;
+	__le64 marked;
+	__le64 no_source;
+};
+
+#define AIFS_DS_REPAIRS_REQ_SIZE	24
+
+/**
+ * struct aifs_repair_server - a server's last DS_REPAIRS, in REPAIRS_GET
+ * @id:        the server
+ * @reserved:  zero
+ * @marked:    as it said
+ * @no_source: as it said
+ * @reported:  when the MDS heard it (Unix seconds)
+ */
+struct aifs_repair_server {
+	__le32 id;
+	__le32 reserved;
+	__le64 marked;
+	__le64 no_source;
+	__le64 reported;
+};
+
+#define AIFS_REPAIR_SERVER_SIZE	32
+
+/**
+ * struct aifs_repairs_rep - REPAIRS_GET (empty request): @servers struct
+ *                           aifs_repair_server follow, by id (each server
+ *                           whose last report had a copy to repair), then
+ *                           @count struct aifs_repair_entry, by server
+ * @servers: servers following
+ * @count:   entries following them
+ */
+struct aifs_repairs_rep {
+	__le32 servers;
+	__le32 count;
+};
+
+#define AIFS_REPAIRS_REP_SIZE	8
 
 #endif /* AIFS_PROTO_H */

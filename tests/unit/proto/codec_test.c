@@ -7,7 +7,7 @@
 #include "samples.h"
 #include "test.h"
 
-#define NR_KNOWN_OPS	49
+#define NR_KNOWN_OPS	51
 
 static u8 *buf, *buf2;
 static union {
@@ -775,6 +775,36 @@ static void test_ds_list(void)
 			2 * AIFS_DS_INFO_SIZE), -EBADMSG);
 }
 
+/* A report names its own server only, known flags only, a report's worth. */
+static void test_repairs(void)
+{
+	const int len = AIFS_DS_REPAIRS_REQ_SIZE + 3 * AIFS_REPAIR_ENTRY_SIZE;
+	struct aifs_repair_entry *e;
+
+	e = (struct aifs_repair_entry *)(buf + AIFS_DS_REPAIRS_REQ_SIZE);
+	sample_decoded(AIFS_OP_DS_REPAIRS, false);
+	e[2].server = cpu_to_le32(8);
+	CHECK_EQ(decode(AIFS_OP_DS_REPAIRS, false, buf, len), -EINVAL);
+	sample_decoded(AIFS_OP_DS_REPAIRS, false);
+	e[1].flags = cpu_to_le16(2);
+	CHECK_EQ(decode(AIFS_OP_DS_REPAIRS, false, buf, len), -EBADMSG);
+	sample_decoded(AIFS_OP_DS_REPAIRS, false);
+	e[0].ino = 0;
+	CHECK_EQ(decode(AIFS_OP_DS_REPAIRS, false, buf, len), -EBADMSG);
+	memset(buf, 0, AIFS_SAMPLE_BUF_SIZE);
+	((struct aifs_ds_repairs_req *)buf)->id = cpu_to_le32(7);
+	((struct aifs_ds_repairs_req *)buf)->count =
+		cpu_to_le32(AIFS_REPAIR_LIST_MAX + 1);
+	e = (struct aifs_repair_entry *)(buf + AIFS_DS_REPAIRS_REQ_SIZE);
+	for (int i = 0; i <= AIFS_REPAIR_LIST_MAX; i++) {
+		e[i].server = cpu_to_le32(7);
+		e[i].ino = cpu_to_le64(1);
+	}
+	CHECK_EQ(decode(AIFS_OP_DS_REPAIRS, false, buf,
+			AIFS_DS_REPAIRS_REQ_SIZE + (AIFS_REPAIR_LIST_MAX + 1) *
+			AIFS_REPAIR_ENTRY_SIZE), -EINVAL);
+}
+
 static void fill_targets(struct aifs_layout *l, u32 from, u32 to)
 {
 	for (; from < to; from++)
@@ -903,6 +933,7 @@ int main(void)
 	test_counts();
 	test_readdir();
 	test_ds_list();
+	test_repairs();
 	test_layouts();
 	test_encoder();
 	free(buf);

@@ -29,7 +29,8 @@ cli --json status "$mds" >/tmp/status.json || fail "aifs --json status"
 jq -e '(.servers | length) == 3 and all(.servers[]; .state == "UP" and
 	.capacity_bytes > 0 and .free_bytes <= .capacity_bytes and
 	.used_bytes + .free_bytes == .capacity_bytes and .scrub.rate_mib == 64)
-	and .space.files >= 12 and .recovery == [] and .mds == "'"$mds"'"' \
+	and .space.files >= 12 and .recovery == [] and .repairs == [] and
+	.mds == "'"$mds"'"' \
 	/tmp/status.json >/dev/null || { cat /tmp/status.json; fail "status JSON"; }
 [ "$(jq .epoch /tmp/status.json)" -ge "$(cat /sys/fs/aifs/aifs-*/map_epoch)" ] ||
 	fail "status: an epoch older than the mount's"
@@ -82,7 +83,8 @@ for _ in $(seq 100); do
 	sleep 0.2
 done
 cli --json recovery "$mds" >/tmp/recovery.json
-jq -e '.servers[0] | .state == "OFFLINE" and .rebuild_in_s > 0' \
+jq -e '(.servers[0] | .state == "OFFLINE" and .rebuild_in_s > 0) and
+	.repairs == []' \
 	/tmp/recovery.json >/dev/null || { cat /tmp/recovery.json; fail "recovery JSON"; }
 cli status "$mds" | grep -q "OFFLINE.*, rebuilt around in" ||
 	fail "status does not show the recovery"
