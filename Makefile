@@ -123,7 +123,7 @@ test-long: all test-kmods
 	@AIFS_FSX_OPS=200000 scripts/vm/run -n long -t 14400 tests/vm/write/05-fsx*.sh
 	@AIFS_FAULT_MIB=1024 VM_MEM=5G scripts/vm/run -n long-faults -t 3600 \
 		tests/faults/replica/01-killed.sh
-	@AIFS_NEMESIS_SEEDS="$$(shuf -i 1000-999999 -n 12)" VM_MEM=5G \
+	@AIFS_NEMESIS_SEEDS="$$(shuf -i 1000-999999 -n 12)" AIFS_NEMESIS_FAULTS=8 VM_MEM=5G \
 		scripts/vm/run -n long-nemesis -t 3000 tests/faults/nemesis/*.sh
 
 bench: deps-demo all

@@ -5,8 +5,9 @@
 # O_TRUNC, and read ranges back with O_DIRECT, while a nemesis kills (-9)
 # and restarts, stops (SIGSTOP), cuts off the network or fills the disk
 # of one data server at a time (AIFS_NEMESIS_FAULTS=5: kills and stops
-# only), or kills and restarts the MDS, waiting for all to be UP before
-# the next fault. A write is acknowledged once its fsync returned 0.
+# only), or kills and restarts the MDS (AIFS_NEMESIS_FAULTS=8, as make
+# test-long: or fills its disk), waiting for all to be UP before the next
+# fault. A write is acknowledged once its fsync returned 0.
 # Every read during the run returns, per block, the last acknowledged
 # write there or one tried since, never zeros in place of an acknowledged
 # write and never another file's or place's block; at the end every block
