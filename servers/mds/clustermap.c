@@ -745,7 +745,8 @@ int mds_map_repairs_set(struct mds *mds, const struct aifs_ds_repairs_req *req,
 	pthread_mutex_lock(&map->lock);
 	ds = map_find(map, le32_to_cpu(req->id));
 	if (ds) {
-		if (ds->repairs.marked != req->marked ||
+		/* a line when it begins or ends, or sources come or go */
+		if (!ds->repairs.marked != !req->marked ||
 		    ds->repairs.no_source != req->no_source)
 			aifs_info("data server %u: %llu chunks to repair, %llu with no source",
 				  le32_to_cpu(req->id),
