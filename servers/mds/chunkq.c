@@ -145,6 +145,46 @@ int mds_chunks_cut(struct mds_txn *t, struct mds_inode *inode, u64 size)
 	return chunks_queue(t, &job);
 }
 
+/*
+ * The newest cut still queued for the inode that change @req (SETATTR,
+ * OPEN: a truncation) names, or 0.  A change answered from the reply
+ * cache waits for it as its first run did (mds_write()): that run's
+ * reply may have been lost with an MDS that died before the cut was
+ * made, and the client's next writes must not meet it (consistency.md,
+ * G11).
+ */
+u64 mds_chunks_cut_pending(struct mds_txn *t, const struct aifs_request *req)
+{
+	struct aifs_setattr_req setattr;
+	struct aifs_open_req open;
+	struct mds_chunk_job job;
+	MDB_cursor *cur;
+	MDB_val k, v;
+	u64 ino, last = 0;
+	int rc;
+
+	if (req->opcode == AIFS_OP_SETATTR &&
+	    !mds_decode(req, &setattr, sizeof(setattr), NULL))
+		ino = le64_to_cpu(setattr.ino);
+	else if (req->opcode == AIFS_OP_OPEN &&
+		 !mds_decode(req, &open, sizeof(open), NULL))
+		ino = le64_to_cpu(open.ino);
+	else
+		return 0;
+	if (mds_db_cursor(t, MDS_DB_CHUNKQ, &cur))
+		return 0;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); !rc;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (v.mv_size != sizeof(job) || k.mv_size != sizeof(u64))
+			continue;
+		memcpy(&job, v.mv_data, sizeof(job));
+		if (job.ino == ino && job.fence)
+			memcpy(&last, k.mv_data, sizeof(last));
+	}
+	mdb_cursor_close(cur);
+	return last;
+}
+
 /* The inodes with jobs queued in @t, sorted, into empty @inos. */
 int mds_chunkq_inos(struct mds_txn *t, struct mds_u64s *inos)
 {

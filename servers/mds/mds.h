@@ -398,6 +398,7 @@ int mds_dsconn_connect(struct mds_bg *bg, struct mds_dsconn *c,
 
 int mds_chunks_free(struct mds_txn *t, const struct mds_inode *inode);
 int mds_chunks_cut(struct mds_txn *t, struct mds_inode *inode, u64 size);
+u64 mds_chunks_cut_pending(struct mds_txn *t, const struct aifs_request *req);
 int mds_chunks_archived(struct mds_txn *t, u64 ino,
 			const struct aifs_layout *old);
 int mds_chunks_dropped(struct mds_txn *t, u64 ino,

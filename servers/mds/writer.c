@@ -131,6 +131,8 @@ static void writer_apply(struct mds_txn *batch, struct mds_op *op)
 		return;
 	if (op->req) {
 		op->ret = mds_reply_cached(&t, op->req);
+		if (!op->ret)
+			op->cut_job = mds_chunks_cut_pending(&t, op->req);
 		if (op->ret != -ENOENT)
 			goto out;
 	}

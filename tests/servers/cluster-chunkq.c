@@ -7,7 +7,9 @@
  * data server restarted between two unlinks is called on a new
  * connection, not on the dead one first; a data server that was down
  * during the unlink, with the MDS restarted meanwhile (the job is
- * persisted), loses the chunks once it is back.
+ * persisted), loses the chunks once it is back; a truncation asked again
+ * after the MDS died before answering it (its cut committed, not made)
+ * is answered only once the cut is made (G11).
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -192,6 +194,90 @@ static void test_ds_down(void)
 	      "chunk 0 stays on the returning server");
 }
 
+/* SETATTR @sa as a try of request *@id of client @uuid: 0 or -errno. */
+static int setattr_try(const u8 *uuid, const struct aifs_setattr *sa,
+		       u64 *id, int timeout_ms)
+{
+	struct aifs_setattr_req req = {
+		.cred = cluster_cred, .ino = cpu_to_le64(sa->ino),
+		.valid = cpu_to_le32(sa->valid), .size = cpu_to_le64(sa->size),
+	};
+	u8 msg[AIFS_SETATTR_REQ_SIZE];
+	struct aifs_reply reply;
+	struct aifs_conn *conn;
+	struct iovec iov;
+	int n, err;
+
+	n = aifs_encode_setattr_req(msg, sizeof(msg), &req, NULL);
+	if (n < 0)
+		return n;
+	iov = (struct iovec){ msg, n };
+	err = mds_harness_connect_as(&cluster_mds, uuid, &conn);
+	if (err)
+		return err;
+	err = aifs_call_id(conn, AIFS_OP_SETATTR, id, &iov, 1, &reply,
+			   timeout_ms);
+	if (!err && reply.status)
+		err = -(int)reply.status;
+	aifs_reply_free(&reply);
+	aifs_close(conn);
+	return err;
+}
+
+/*
+ * The data servers make their first two CHUNK_DELETEs 4 s late
+ * (request.delay: the cut, and the restarted MDS's try of it) and the MDS
+ * dies while it waits for them to make a truncation's cut,
+ * committed but not answered.  The client asks again with the same
+ * request id, as the kernel's does on its new connection: the reply
+ * cache answers, but not before the cut is made, so that the write the
+ * client makes next is not cut by it (G11: the retry was answered at
+ * once, and the late cut removed that write).
+ */
+static void test_truncate_retried(void)
+{
+	static const u8 uuid[16] = { 0x11, 0x22, 7 };
+	struct aifs_setattr sa = { .valid = AIFS_SETATTR_SIZE };
+	struct cluster_fail late;
+	struct chunk_at c;
+	struct aifs_layout l;
+	static char buf[DS_TEST_CHUNK];
+	u64 id = 0;
+	int i, err, up = 3;
+
+	setenv("AIFS_FAIL", "request.delay:opcode=67:value=4000:times=2", 1);
+	for (i = 0; i < 3; i++) {
+		ds_stop(&ds_procs[i], SIGTERM);
+		ds_start(&ds_procs[i]);
+	}
+	unsetenv("AIFS_FAIL");
+	CHECK(cluster_wait(cluster_up_count, &up, WAIT_MS), "not all UP");
+	sa.ino = file_with_chunks("retried", &l, 2);
+	sa.size = DS_TEST_CHUNK;
+	late = (struct cluster_fail){ cluster_proc(le32_to_cpu(l.targets[0])),
+				      "request.delay" };
+	err = setattr_try(uuid, &sa, &id, 1000);
+	CHECK(err == -ETIMEDOUT, "the truncation answered early: %d", err);
+	CHECK(cluster_wait(cluster_fired, &late, WAIT_MS),
+	      "the cut never reached the data servers");
+	cluster_mds_revive(0);
+	err = setattr_try(uuid, &sa, &id, 3 * WAIT_MS);
+	CHECK(!err, "the truncation asked again: %d", err);
+	/* chunk 1 written again at once, after the truncate returned */
+	ds_fill(buf, sizeof(buf), 4242);
+	err = ds_write(late.p, sa.ino, 1, 0, buf, sizeof(buf),
+		       &(u32){ le32_to_cpu(l.targets[1]) }, 1, NULL);
+	CHECK(!err, "the write after the truncation: %d", err);
+	test_sleep_ms(5000);	/* past the late cuts */
+	c = (struct chunk_at){ .ino = sa.ino, .index = 1 };
+	for (i = 0; i < 2; i++) {
+		c.p = cluster_proc(le32_to_cpu(l.targets[i]));
+		CHECK(chunk_len(&c) == DS_TEST_CHUNK,
+		      "ds %d: the write after the truncation is cut (%u bytes)",
+		      c.p->id, chunk_len(&c));
+	}
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -200,6 +286,7 @@ int main(void)
 	test_truncate();
 	test_ds_restarted();
 	test_ds_down();
+	test_truncate_retried();
 	CHECK(mds_harness_run(&cluster_mds, "--check") == 0, "--check");
 	return test_result();
 }

@@ -219,8 +219,9 @@ static int conn_wait(struct aifs_conn *conn, struct aifs_pending *p,
 	return err;
 }
 
-int aifs_call(struct aifs_conn *conn, u16 opcode, const struct iovec *iov,
-	      int iovcnt, struct aifs_reply *reply, int timeout_ms)
+int aifs_call_id(struct aifs_conn *conn, u16 opcode, u64 *request_id,
+		 const struct iovec *iov, int iovcnt, struct aifs_reply *reply,
+		 int timeout_ms)
 {
 	s64 deadline = timeout_ms < 0 ? -1 : (s64)(aifs_now_ms() + timeout_ms);
 	struct aifs_pending p = { 0 };
@@ -231,7 +232,9 @@ int aifs_call(struct aifs_conn *conn, u16 opcode, const struct iovec *iov,
 	pthread_mutex_lock(&conn->lock);
 	err = conn->broken;
 	if (!err) {
-		p.request_id = conn->next_request_id++;
+		if (!*request_id)
+			*request_id = conn->next_request_id++;
+		p.request_id = *request_id;
 		p.next = conn->pending;
 		conn->pending = &p;
 	}
@@ -251,6 +254,15 @@ int aifs_call(struct aifs_conn *conn, u16 opcode, const struct iovec *iov,
 out:
 	pthread_cond_destroy(&p.cond);
 	return err;
+}
+
+int aifs_call(struct aifs_conn *conn, u16 opcode, const struct iovec *iov,
+	      int iovcnt, struct aifs_reply *reply, int timeout_ms)
+{
+	u64 request_id = 0;
+
+	return aifs_call_id(conn, opcode, &request_id, iov, iovcnt, reply,
+			    timeout_ms);
 }
 
 void aifs_reply_free(struct aifs_reply *reply)

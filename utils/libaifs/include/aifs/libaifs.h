@@ -159,6 +159,14 @@ int aifs_connect(const struct aifs_connect_opts *opts, struct aifs_conn **connp)
  */
 int aifs_call(struct aifs_conn *conn, u16 opcode, const struct iovec *iov,
 	      int iovcnt, struct aifs_reply *reply, int timeout_ms);
+/*
+ * aifs_call() as a try again of an earlier request: with request id
+ * *@request_id when not 0 (on a new connection of the same client uuid,
+ * the MDS's reply cache knows it), else a new one, left in *@request_id.
+ */
+int aifs_call_id(struct aifs_conn *conn, u16 opcode, u64 *request_id,
+		 const struct iovec *iov, int iovcnt, struct aifs_reply *reply,
+		 int timeout_ms);
 
 void aifs_reply_free(struct aifs_reply *reply);
 
