@@ -132,6 +132,23 @@ static bool targets_of(const struct aifs_layout *l, u32 id)
 	return false;
 }
 
+/* A server's map entry, UP under an epoch newer than @epoch. */
+struct registered_again {
+	struct ds_proc *p;
+	u64 epoch;
+};
+
+/* Has @arg's server registered again?  A cluster_wait() cond. */
+static bool ds_registered_again(void *arg)
+{
+	struct registered_again *r = arg;
+	struct aifs_ds_info info;
+
+	return cluster_ds_info(r->p, &info) &&
+	       le32_to_cpu(info.state) == AIFS_DS_UP &&
+	       le64_to_cpu(info.epoch) > r->epoch;
+}
+
 /*
  * A server restarted at its address between two unlinks: the drainer's
  * connection to it from the first is dead, and the second's jobs go on a
@@ -141,7 +158,8 @@ static void test_ds_restarted(void)
 {
 	struct aifs_layout la, lb;
 	struct aifs_entry_rep entry;
-	struct cluster_state up;
+	struct registered_again again;
+	struct aifs_ds_info info;
 	struct ds_proc *p;
 	u64 before, ino;
 
@@ -154,11 +172,13 @@ static void test_ds_restarted(void)
 	p = cluster_proc(le32_to_cpu(la.targets[0]));
 	if (!targets_of(&lb, p->id))
 		p = cluster_proc(le32_to_cpu(la.targets[1]));
+	CHECK(cluster_ds_info(p, &info), "ds %s not in the map", p->srv.port);
 	ds_stop(p, SIGTERM);
 	ds_start(p);
-	up = (struct cluster_state){ p, AIFS_DS_UP };
-	CHECK(cluster_wait(cluster_in_state, &up, WAIT_MS),
-	      "the restarted server is not UP");
+	/* still UP in the map until it registers: wait for that */
+	again = (struct registered_again){ p, le64_to_cpu(info.epoch) };
+	CHECK(cluster_wait(ds_registered_again, &again, WAIT_MS),
+	      "the restarted server did not register again");
 	CHECK(!aifs_unlink(cluster_conn, &cluster_cred, AIFS_ROOT_INO, "after",
 			   &entry), "unlink after");
 	check_gone(&lb, ino, 0, 1);
