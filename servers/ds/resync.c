@@ -330,11 +330,13 @@ struct ds_resync_end {
 /*
  * Whether the pulled copy @end may replace ours, @m: a stale copy only
  * by one with the newest version a forward brought (which this copy
- * answered ESTALE, not holding it; else -EAGAIN: the pass starts over),
+ * answered ESTALE, not holding it; else -ERANGE: the peer's copy is
+ * older than needed, whatever the job asked for, a sync's older version
+ * too, so that a version no peer has is settled, ds_resync_settle()),
  * a whole copy never by an older one, unless a sync asks for the group's
  * copy as it is over ours as it compared it.  A forward ours took since
  * (the pass read the peer before it) is a write acknowledged or to be:
- * the pass starts over.
+ * the pass starts over (-EAGAIN).
  */
 static int ds_resync_takes(const struct ds_resync_job *job,
 			   const struct ds_meta *m,
@@ -343,7 +345,7 @@ static int ds_resync_takes(const struct ds_resync_job *job,
 	if (m->flags & DS_META_STALE && job->settle && m->want == job->settle)
 		return end->version >= job->min_version ? 0 : -EAGAIN;
 	if (m->flags & DS_META_STALE)
-		return end->version >= m->want ? 0 : -EAGAIN;
+		return end->version >= m->want ? 0 : -ERANGE;
 	return end->version >= m->version ||
 	       (job->exact && m->version == job->seen) ? 0 : -EAGAIN;
 }
@@ -455,7 +457,8 @@ static int ds_resync_check(const struct ds_resync_job *job, u32 offset,
  * One pass over the peer's copy into a side copy, which then replaces
  * ours: -EAGAIN if the peer's copy changed under us, or ours may not be
  * replaced by it yet; -ERANGE with the peer's version in *@older when
- * its copy is older than the job needs, -ENOENT when it has none.
+ * its copy is older than the job needs or ours wants, -ENOENT when it
+ * has none.
  */
 static int ds_resync_pass(struct ds *ds, const struct ds_resync_job *job,
 			  u32 peer, u64 *older)
@@ -487,8 +490,8 @@ static int ds_resync_pass(struct ds *ds, const struct ds_resync_job *job,
 	} while (!err && data.len && offset < end.length);
 	if (!err && !ds_resync_fail_pause(ds))
 		err = -ESHUTDOWN;
+	*older = end.version;
 	if (err) {
-		*older = end.version;
 		ds_side_drop(&side);
 		return err;
 	}
@@ -596,8 +599,13 @@ static bool ds_resync_run(struct ds *ds, const struct ds_resync_job *job,
 				  job->peers[i]);
 			return true;
 		}
-		aifs_dbg("%s: not resynced from ds %u: %s", name,
-			 job->peers[i], strerror(-err));
+		if (err == -ERANGE)
+			aifs_dbg("%s: not resynced from ds %u: its copy (version %llu) is older than needed",
+				 name, job->peers[i],
+				 (unsigned long long)older);
+		else
+			aifs_dbg("%s: not resynced from ds %u: %s", name,
+				 job->peers[i], strerror(-err));
 		none.all &= err == -ERANGE || err == -ENOENT;
 		if (err == -ERANGE && older >= none.newest)
 			none = (struct ds_resync_none){

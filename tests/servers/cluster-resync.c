@@ -59,6 +59,11 @@
  *    the pull ran are acknowledged writes, not undone by what was pulled
  *    before them (the nemesis found it: replicas seed 5 read writes
  *    acknowledged during a server's catch-up back as zeros).
+ * 11. A copy stale for a version no copy has (a forward's, never
+ *    acknowledged) whose pull a catch-up joins before it runs takes the
+ *    group's newest copy or keeps its own, and the catch-up ends: the
+ *    older copy the catch-up lists is no reason to wait for ever (the
+ *    nemesis found it: a server SYNCING for good, replicas seed 28).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -1011,6 +1016,63 @@ static void check_sync_overtaken(char *image, char *buf)
 		     version + 2, buf);
 }
 
+/*
+ * Does @arg's server serve chunk 0 whole after a catch-up of the inode,
+ * as the MDS sends them until one makes progress?  A cluster_wait() cond.
+ */
+static bool caught_up(void *arg)
+{
+	const struct whole *w = arg;
+	u32 len = 0;
+
+	cluster_sync(w->p, w->ino, 0, 0);
+	return !ds_read(w->p, w->ino, 0, 0, DS_TEST_CHUNK, 0, w->buf, &len,
+			NULL);
+}
+
+/*
+ * Chunk 0 of the replica stale for a version no copy has, its pull
+ * queued behind another (the catch-up's of chunk 1, held by
+ * ds.resync.pause), when a second catch-up lists the primary's copy,
+ * older than that version, and joins the pull: the copy is whole again,
+ * at the newest version of the group (its own), and the catch-up ends.
+ */
+static void check_stale_catch_up(char *image, char *buf)
+{
+	struct cluster_fail held;
+	struct ds_proc *p[2];
+	struct catch_up c;
+	u64 ino, version, version1 = 0;
+	int err;
+
+	ino = file_of_one_chunk("stale-catch-up", p, image, buf, &version);
+	CHECK(!write_until_taken(p[0], ino, 1, p[1]->id, image, 0), "chunk 1");
+	CHECK(!cluster_read_chunk(p[0], ino, 1, buf, &version1), "chunk 1");
+	restart_failing(p[1], "ds.resync.pause:value=3000:times=1");
+	cluster_wait_map_known(p[1], WAIT_MS);
+	held = pull_held(p[1]);
+	/* the primary a version ahead on chunk 1: a catch-up pulls it */
+	err = forward_raw(p[0], ino, 1, version1 + 1, p[1]->id, NULL);
+	CHECK(!err, "the primary's next version of chunk 1: %s",
+	      strerror(-err));
+	c = (struct catch_up){ .p = p[1], .ino = ino };
+	CHECK(!pthread_create(&c.thread, NULL, catch_up, &c), "thread");
+	CHECK(cluster_wait(cluster_fired, &held, WAIT_MS),
+	      "the catch-up pulled nothing");
+	/* meanwhile a forward no copy will have makes chunk 0 stale here */
+	err = forward_raw(p[1], ino, 0, version + 5, p[0]->id, NULL);
+	CHECK(err == -ESTALE, "a forward with a gap: %s, not ESTALE",
+	      strerror(-err));
+	CHECK(cluster_wait(caught_up, &(struct whole){ p[1], ino, image, buf },
+			   WAIT_MS),
+	      "catch-ups of the stale copy never end");
+	catch_up_end(&c);
+	check_serves(p[1], "stale for a version never acknowledged", ino,
+		     image, version, buf);
+	check_serves(p[0], "the primary of a copy stale for nothing", ino,
+		     image, version, buf);
+}
+
 int main(void)
 {
 	static char image[DS_TEST_CHUNK], buf[DS_TEST_CHUNK];
@@ -1028,6 +1090,7 @@ int main(void)
 	check_lost_primary(image, buf);
 	check_cut_overtaken(image, buf);
 	check_sync_overtaken(image, buf);
+	check_stale_catch_up(image, buf);
 	check_queue_full(image, buf);
 	return test_result();
 }
