@@ -39,6 +39,7 @@ static const char *const fail_names[AIFS_FAIL_NR_POINTS] = {
 	[AIFS_FAIL_MDS_APPLY_PAUSE] = "mds.apply.pause",
 	[AIFS_FAIL_DS_WRITE_PAUSE] = "ds.write.pause",
 	[AIFS_FAIL_DS_MAP_FREEZE] = "ds.map.freeze",
+	[AIFS_FAIL_DS_SYNC_PAUSE] = "ds.sync.pause",
 };
 
 static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -351,21 +351,45 @@ static int ds_resync_takes(const struct ds_resync_job *job,
 }
 
 /*
+ * Whether a sync's pull may take the peer's copy: not if this server made
+ * a truncation of the inode, or is making one, that the peer had not made
+ * when the sync listed it; its copy may hold bytes that cut removed here
+ * (-EAGAIN: the pass starts over, and the sync too).  Under the inode's
+ * lock, which a truncation holds while it cuts.
+ */
+static int ds_resync_uncut(struct ds *ds, const struct ds_resync_job *job)
+{
+	struct ds_inode_rec rec;
+	int err;
+
+	if (!job->exact)
+		return 0;
+	err = ds_inode_load(ds, le64_to_cpu(job->id.ino), &rec);
+	if (err)
+		return err;
+	return job->fence < rec.fence || job->fence < rec.cutting ? -EAGAIN :
+								   0;
+}
+
+/*
  * The side copy @side, whole at the peer's version, takes the chunk's
- * place, under the chunk's lock.  It keeps the chunk's group and fence,
- * raised to the job's.  Only a sync creates a chunk absent here: other
- * jobs were for a copy that was deleted meanwhile.
+ * place, under the inode's and the chunk's locks.  It keeps the chunk's
+ * group and fence, raised to the job's.  Only a sync creates a chunk
+ * absent here: other jobs were for a copy that was deleted meanwhile.
  */
 static int ds_resync_install(struct ds *ds, const struct ds_resync_job *job,
 			     struct ds_chunk *side,
 			     const struct ds_resync_end *end)
 {
-	struct ds_lock lock;
+	struct ds_lock ilock, lock;
 	struct ds_chunk c;
 	int err;
 
+	ds_inode_lock(ds, le64_to_cpu(job->id.ino), &ilock);
 	ds_chunk_lock(ds, &job->id, true, &lock);
-	err = ds_chunk_open(ds, &job->id, 0, &c);
+	err = ds_resync_uncut(ds, job);
+	if (!err)
+		err = ds_chunk_open(ds, &job->id, 0, &c);
 	if (!err) {
 		err = ds_resync_takes(job, &c.meta, end);
 		side->meta.nr_peers = c.meta.nr_peers;
@@ -390,6 +414,7 @@ static int ds_resync_install(struct ds *ds, const struct ds_resync_job *job,
 	else
 		ds_side_drop(side);
 	ds_chunk_unlock(ds, &lock);
+	ds_chunk_unlock(ds, &ilock);
 	return err;
 }
 

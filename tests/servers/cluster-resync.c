@@ -58,8 +58,11 @@
  *    only over its copy as it compared it: forwards the copy took while
  *    the pull ran are acknowledged writes, not undone by what was pulled
  *    before them (the nemesis found it: replicas seed 5 read writes
- *    acknowledged during a server's catch-up back as zeros).
- * 11. A copy stale for a version no copy has (a forward's, never
+ *    acknowledged during a server's catch-up back as zeros).  Nor does
+ *    it take a peer's copy the peer had before a truncation this server
+ *    made since it listed the peer (cluster-nemesis found it).
+ * 11. A resync queue full loses no marked copy (check_queue_full).
+ * 12. A copy stale for a version no copy has (a forward's, never
  *    acknowledged) whose pull a catch-up joins before it runs takes the
  *    group's newest copy or keeps its own, and the catch-up ends: the
  *    older copy the catch-up lists is no reason to wait for ever (the
@@ -984,6 +987,52 @@ static void check_cut_overtaken(char *image, char *buf)
 }
 
 /*
+ * A cut made on the replica after its catch-up listed the primary's
+ * chunks (held there by ds.sync.pause) and before it pulled: the
+ * primary's copy, which the cut has not reached yet, is not taken, and
+ * the chunk stays cut (the cluster nemesis found it: a truncation
+ * acknowledged, and the bytes it cut back on a copy, pulled from a peer
+ * the MDS reached after it).
+ */
+static void check_cut_before_pull(char *image, char *buf)
+{
+	struct aifs_chunk_delete_req cut = { .fence = cpu_to_le32(1) };
+	struct aifs_reply reply = { 0 };
+	struct cluster_state up;
+	struct cluster_fail held;
+	struct ds_proc *p[2];
+	struct catch_up c;
+	u64 ino, version;
+	int err;
+
+	ino = file_of_one_chunk("cut-before-pull", p, image, buf, &version);
+	up = (struct cluster_state){ p[1], AIFS_DS_UP };
+	held = (struct cluster_fail){ p[1], "ds.sync.pause" };
+	/* the primary a version ahead: the replica's catch-up pulls it */
+	ds_fill(image, GAP_BYTES, 6161);
+	err = forward_raw(p[0], ino, 0, version + 1, p[1]->id, image);
+	CHECK(!err, "the primary's next version: %s", strerror(-err));
+	ds_stop(p[1], SIGTERM);
+	ds_start_failing(p[1], "ds.sync.pause:value=3000");
+	CHECK(cluster_wait(cluster_in_state, &up, WAIT_MS),
+	      "the restarted replica is not UP");
+	cluster_wait_map_known(p[1], WAIT_MS);
+	c = (struct catch_up){ .p = p[1], .ino = ino };
+	CHECK(!pthread_create(&c.thread, NULL, catch_up, &c), "thread");
+	CHECK(cluster_wait(cluster_fired, &held, WAIT_MS),
+	      "the catch-up listed nothing");
+	ds_chunk_id(&cut.id, ino, 0);
+	err = ds_request(p[1], AIFS_OP_CHUNK_DELETE, &cut, sizeof(cut),
+			 &reply);
+	CHECK(!err && !reply.status, "the cut of chunk 0 on the replica: %d, status %u",
+	      err, reply.status);
+	aifs_reply_free(&reply);
+	pthread_join(c.thread, NULL);
+	CHECK(cluster_chunk_gone(&(struct chunk_at){ p[1], ino, 0 }),
+	      "the catch-up brought back chunk 0, cut on the replica");
+}
+
+/*
  * Forwards applied while a catch-up pulls the chunk (held once the
  * peer's bytes are in, ds.resync.pause) are not undone by the older
  * copy it pulled before them.
@@ -1091,6 +1140,7 @@ int main(void)
 	check_cut_overtaken(image, buf);
 	check_sync_overtaken(image, buf);
 	check_stale_catch_up(image, buf);
+	check_cut_before_pull(image, buf);
 	check_queue_full(image, buf);
 	return test_result();
 }

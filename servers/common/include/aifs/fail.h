@@ -69,6 +69,11 @@ enum aifs_fail_point {
 	 * value ms (1000) after it are not fetched: a map that lags.
 	 */
 	AIFS_FAIL_DS_MAP_FREEZE,
+	/*
+	 * aifs-ds: a catch-up (CHUNK_SYNC) waits value ms (1000) once it
+	 * listed its peers' chunks, before it copies or deletes any.
+	 */
+	AIFS_FAIL_DS_SYNC_PAUSE,
 	AIFS_FAIL_NR_POINTS
 };
 
