@@ -133,7 +133,7 @@ $(BIN)/aifs-mds-bench: $(BUILD)/obj/bench/mds_bench.o $(MDS_HARNESS) \
 CLUSTER_TESTS := $(addprefix $(SERVER_TEST_DIR)/,cluster-chunkq \
 	cluster-truncate cluster-resync \
 	cluster-membership cluster-drain cluster-sync cluster-rebuild \
-	cluster-fsck cluster-mapepoch)
+	cluster-fsck cluster-mapepoch cluster-nemesis)
 USER_PROGS += $(CLUSTER_TESTS)
 
 $(CLUSTER_TESTS): $(SERVER_TEST_DIR)/%: $(BUILD)/obj/tests/servers/%.o \

@@ -10,7 +10,7 @@
 
 #include "cli.h"
 
-/* REPAIRS_GET on @conn; @r points into its reply (free with cli_repairs_free). */
+/* REPAIRS_GET on @conn into @r (cli_repairs_free() frees it). */
 int cli_repairs_get(struct aifs_conn *conn, struct cli_repairs *r)
 {
 	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
