@@ -933,6 +933,23 @@ static void catch_up_end(struct catch_up *c)
 	CHECK(!c->err, "the catch-up: %s", strerror(-c->err));
 }
 
+/*
+ * The first truncation of @ino, from chunk @index on, made on @p alone
+ * (as the MDS's queue reaches one copy before the other).
+ */
+static void first_cut_on(struct ds_proc *p, u64 ino, u32 index)
+{
+	struct aifs_chunk_delete_req cut = { .fence = cpu_to_le32(1) };
+	struct aifs_reply reply = { 0 };
+	int err;
+
+	ds_chunk_id(&cut.id, ino, index);
+	err = ds_request(p, AIFS_OP_CHUNK_DELETE, &cut, sizeof(cut), &reply);
+	CHECK(!err && !reply.status, "the cut of chunk %u on ds %d: %d, status %u",
+	      index, p->id, err, reply.status);
+	aifs_reply_free(&reply);
+}
+
 /* Does @arg's server serve GAP_BYTES of its image as chunk 1?  A cond. */
 static bool serves_gap_bytes(void *arg)
 {
@@ -950,10 +967,6 @@ static bool serves_gap_bytes(void *arg)
  */
 static void check_cut_overtaken(char *image, char *buf)
 {
-	struct aifs_chunk_delete_req cut = {
-		.fence = cpu_to_le32(1),
-	};
-	struct aifs_reply reply = { 0 };
 	struct ds_proc *p[2];
 	struct catch_up c;
 	u64 ino, version;
@@ -966,12 +979,7 @@ static void check_cut_overtaken(char *image, char *buf)
 	ds_fill(image, GAP_BYTES, 9191);
 	err = forward_raw(p[0], ino, 0, version + 1, p[1]->id, image);
 	CHECK(!err, "the primary's next version: %s", strerror(-err));
-	ds_chunk_id(&cut.id, ino, 1);
-	err = ds_request(p[0], AIFS_OP_CHUNK_DELETE, &cut, sizeof(cut),
-			 &reply);
-	CHECK(!err && !reply.status, "the cut of chunk 1: %d, status %u",
-	      err, reply.status);
-	aifs_reply_free(&reply);
+	first_cut_on(p[0], ino, 1);
 	catch_up_held(&c, p[1], ino);
 	/* chunk 1 again, under the cut: created on the primary, a gap here */
 	ds_fill(image, GAP_BYTES, 9292);
@@ -996,8 +1004,6 @@ static void check_cut_overtaken(char *image, char *buf)
  */
 static void check_cut_before_pull(char *image, char *buf)
 {
-	struct aifs_chunk_delete_req cut = { .fence = cpu_to_le32(1) };
-	struct aifs_reply reply = { 0 };
 	struct cluster_state up;
 	struct cluster_fail held;
 	struct ds_proc *p[2];
@@ -1021,12 +1027,7 @@ static void check_cut_before_pull(char *image, char *buf)
 	CHECK(!pthread_create(&c.thread, NULL, catch_up, &c), "thread");
 	CHECK(cluster_wait(cluster_fired, &held, WAIT_MS),
 	      "the catch-up listed nothing");
-	ds_chunk_id(&cut.id, ino, 0);
-	err = ds_request(p[1], AIFS_OP_CHUNK_DELETE, &cut, sizeof(cut),
-			 &reply);
-	CHECK(!err && !reply.status, "the cut of chunk 0 on the replica: %d, status %u",
-	      err, reply.status);
-	aifs_reply_free(&reply);
+	first_cut_on(p[1], ino, 0);
 	pthread_join(c.thread, NULL);
 	CHECK(cluster_chunk_gone(&(struct chunk_at){ p[1], ino, 0 }),
 	      "the catch-up brought back chunk 0, cut on the replica");
