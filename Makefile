@@ -125,6 +125,9 @@ test-long: all test-kmods
 		tests/faults/replica/01-killed.sh
 	@AIFS_NEMESIS_SEEDS="$$(shuf -i 1000-999999 -n 12)" AIFS_NEMESIS_FAULTS=8 VM_MEM=5G \
 		scripts/vm/run -n long-nemesis -t 3000 tests/faults/nemesis/*.sh
+	@AIFS_TOP=$(CURDIR) AIFS_BUILD=$(BUILD) PATH=$(BUILD)/bin:$$PATH \
+		AIFS_NEMESIS_SEEDS="$$(shuf -i 1000-999999 -n 20)" \
+		$(BUILD)/tests/servers/cluster-nemesis
 
 bench: deps-demo all
 	@scripts/run-bench
