@@ -196,7 +196,8 @@ static void ds_resync_make_room(struct ds_resync *rs)
 /*
  * Queue @tmpl, or fold it into the job of its chunk already queued: that
  * job then takes a source that would do for either (the lower
- * min_version).  A held job is tried at once for a sync, or for a
+ * min_version), and a sync's is the sync's pull (exact, over our copy
+ * as it compared it, under the fence it listed).  A held job is tried at once for a sync, or for a
  * version newer than any asked for so far (a forward brought it: its
  * primary has it); a request that tells nothing new leaves it waiting,
  * else two stale copies asking each other would pull in a loop.
@@ -226,6 +227,7 @@ static void ds_resync_add(struct ds *ds, const struct ds_resync_job *tmpl)
 		if (tmpl->exact) {
 			same->exact = true;
 			same->seen = tmpl->seen;
+			same->fence = tmpl->fence;
 		}
 	}
 	if (!same && !rs->stop && rs->nr >= (u32)ds->cfg.resync_queue)

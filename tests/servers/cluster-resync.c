@@ -1086,6 +1086,9 @@ static bool caught_up(void *arg)
  * ds.resync.pause), when a second catch-up lists the primary's copy,
  * older than that version, and joins the pull: the copy is whole again,
  * at the newest version of the group (its own), and the catch-up ends.
+ * The file was truncated once on both copies: the pull that the
+ * catch-up joined takes the fence it listed, which the truncation made
+ * here does not exceed.
  */
 static void check_stale_catch_up(char *image, char *buf)
 {
@@ -1098,6 +1101,9 @@ static void check_stale_catch_up(char *image, char *buf)
 	ino = file_of_one_chunk("stale-catch-up", p, image, buf, &version);
 	CHECK(!write_until_taken(p[0], ino, 1, p[1]->id, image, 0), "chunk 1");
 	CHECK(!cluster_read_chunk(p[0], ino, 1, buf, &version1), "chunk 1");
+	/* a truncation made on both copies: the inode's fence is 1 */
+	first_cut_on(p[0], ino, 2);
+	first_cut_on(p[1], ino, 2);
 	restart_failing(p[1], "ds.resync.pause:value=3000:times=1");
 	cluster_wait_map_known(p[1], WAIT_MS);
 	held = pull_held(p[1]);
