@@ -197,10 +197,11 @@ static void ds_resync_make_room(struct ds_resync *rs)
  * Queue @tmpl, or fold it into the job of its chunk already queued: that
  * job then takes a source that would do for either (the lower
  * min_version), and a sync's is the sync's pull (exact, over our copy
- * as it compared it, under the fence it listed).  A held job is tried at once for a sync, or for a
- * version newer than any asked for so far (a forward brought it: its
- * primary has it); a request that tells nothing new leaves it waiting,
- * else two stale copies asking each other would pull in a loop.
+ * as it compared it, under the fence it listed).  A held job is tried
+ * at once for a sync, or for a version newer than any asked for so far
+ * (a forward brought it: its primary has it); a request that tells
+ * nothing new leaves it waiting, else two stale copies asking each
+ * other would pull in a loop.
  */
 static void ds_resync_add(struct ds *ds, const struct ds_resync_job *tmpl)
 {

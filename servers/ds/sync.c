@@ -461,7 +461,7 @@ int ds_sync_done(struct ds *ds, u64 ino, u32 fence)
 /* Lists, then up to @max items from @from: @s->rep. */
 static int sync_range(struct sync_call *s)
 {
-	u32 max = le32_to_cpu(s->req->max), bound = UINT32_MAX, i, pause;
+	u32 max = le32_to_cpu(s->req->max), bound = UINT32_MAX, i;
 	struct sync_item *items = NULL;
 	struct ds_inode_rec rec;
 	bool more;
@@ -493,8 +493,7 @@ static int sync_range(struct sync_call *s)
 	n = sync_items(s, &items);
 	if (n < 0)
 		return n;
-	if (aifs_fail(AIFS_FAIL_DS_SYNC_PAUSE, 0, &pause))
-		usleep((pause ? pause : 1000) * 1000);
+	aifs_fail_pause(AIFS_FAIL_DS_SYNC_PAUSE, 0);
 	if ((u32)n > max)
 		bound = items[max].index - 1 < bound ? items[max].index - 1 :
 						       bound;
