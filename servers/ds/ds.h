@@ -241,6 +241,8 @@ struct ds_inode_rec {
 	u32 fence;		/* its last truncation done here */
 	u32 layout_gen;		/* writes of older layouts are refused */
 	u32 cutting;		/* the last one begun here, done or not */
+	u32 listed;		/* the peers' count of truncations the last
+				 * catch-up pass listed first (sync.c) */
 };
 
 void ds_inode_lock(struct ds *ds, u64 ino, struct ds_lock *lock);
@@ -248,6 +250,7 @@ int ds_inode_load(struct ds *ds, u64 ino, struct ds_inode_rec *rec);
 int ds_inode_store(struct ds *ds, u64 ino, const struct ds_inode_rec *rec);
 int ds_inode_raise(struct ds *ds, u64 ino, u32 fence, u32 layout_gen);
 int ds_inode_born(struct ds *ds, u64 ino, u32 *born);
+int ds_sync_pass(struct ds *ds, u64 ino, u32 from, u32 fence);
 int ds_file_put(const char *path, const void *buf, size_t len, int made);
 bool ds_chunk_id_parse(const char *name, struct aifs_chunk_id *id);
 int ds_marks_init(const char *path, atomic_int *n);

@@ -1824,6 +1824,13 @@ int ds_ec_sync(struct ds *ds, const struct aifs_chunk_sync_req *r,
 	int err;
 
 	err = ds_ec_sync_stripes(ds, r, set, &n, &fence);
+	if (!err)
+		err = ds_sync_pass(ds, le64_to_cpu(r->id.ino),
+				   le32_to_cpu(r->id.index), fence);
+	if (err > 0) {
+		memset(rep, 0, sizeof(*rep));	/* next 0: again */
+		return 0;
+	}
 	if (err)
 		return err;
 	buf = malloc(le32_to_cpu(l->chunk_size) < DS_EC_SLICE ?

@@ -837,6 +837,11 @@ static int ds_fenced(struct aifs_request *req, const struct aifs_chunk_id *id,
 	if (!fence)
 		return apply(req, arg);
 	err = ds_fence_check(ds, ino, fence, &lock, &rec);
+	if (err)
+		aifs_dbg("inode %llx: truncation %u: %s", (unsigned long long)ino,
+			 fence, err > 0 ? "done already" :
+			 err == -EAGAIN ? "waits (an earlier one, or a pull)" :
+			 strerror(-err));
 	if (!err && rec.cutting < fence) {
 		/* chunks created from now on are born under it: not cut */
 		rec.cutting = fence;

@@ -656,6 +656,7 @@ struct ds_inode_disk {
 	__le32 fence;
 	__le32 layout_gen;
 	__le32 cutting;		/* absent from records before 2026-12-04 */
+	__le32 listed;		/* absent from records before 2026-12-05 */
 };
 
 /* The record of @ino; all zeros when there is none. */
@@ -677,6 +678,7 @@ int ds_inode_load(struct ds *ds, u64 ino, struct ds_inode_rec *rec)
 		rec->fence = le32_to_cpu(d.fence);
 		rec->layout_gen = le32_to_cpu(d.layout_gen);
 		rec->cutting = le32_to_cpu(d.cutting);
+		rec->listed = le32_to_cpu(d.listed);
 	}
 	close(fd);
 	return err;
@@ -747,6 +749,7 @@ int ds_inode_store(struct ds *ds, u64 ino, const struct ds_inode_rec *rec)
 		.fence = cpu_to_le32(rec->fence),
 		.layout_gen = cpu_to_le32(rec->layout_gen),
 		.cutting = cpu_to_le32(rec->cutting),
+		.listed = cpu_to_le32(rec->listed),
 	};
 	char path[PATH_MAX];
 	int made;

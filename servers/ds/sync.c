@@ -458,6 +458,50 @@ int ds_sync_done(struct ds *ds, u64 ino, u32 fence)
 	return err ? err : ds_catchup_mark(ds, ino, NULL);
 }
 
+/**
+ * ds_sync_pass - whether a range of a catch-up pass over @ino may go on
+ * @ds: this server
+ * @ino: the inode
+ * @from: the range's first index (0: a pass begins)
+ * @fence: the peers' count of truncations the range listed (UINT32_MAX:
+ *         no peer)
+ *
+ * A pass takes its peers' count at its end (ds_sync_done()), so that the
+ * cuts the MDS still has queued for us are taken for done.  That is true
+ * only if every range compared our chunks with the peers' after those
+ * cuts: a truncation between two ranges would leave a chunk of an
+ * earlier one uncut here for good (found by the nemesis, replicas seed
+ * 949858: a copy pulled before an O_TRUNC kept its bytes, and served
+ * them).  So a pass keeps the count it began with in the inode's record,
+ * and a later range that lists another starts the pass over.
+ *
+ * Return: 0 to go on, 1 to start over from index 0, or -errno.
+ */
+int ds_sync_pass(struct ds *ds, u64 ino, u32 from, u32 fence)
+{
+	struct ds_inode_rec rec;
+	struct ds_lock lock;
+	int err;
+
+	if (fence == UINT32_MAX)
+		return 0;
+	ds_inode_lock(ds, ino, &lock);
+	err = ds_inode_load(ds, ino, &rec);
+	if (!err && rec.listed != fence) {
+		if (from) {
+			err = 1;
+		} else {
+			rec.listed = fence;
+			err = ds_inode_store(ds, ino, &rec);
+		}
+	}
+	ds_chunk_unlock(ds, &lock);
+	if (err > 0)
+		aifs_dbg("sync of inode %llx from %u: its group made a truncation since the pass began: again from the first chunk",
+			 (unsigned long long)ino, from);
+	return err;
+}
+
 /* Lists, then up to @max items from @from: @s->rep. */
 static int sync_range(struct sync_call *s)
 {
@@ -490,6 +534,9 @@ static int sync_range(struct sync_call *s)
 	}
 	if (s->ours_limit < bound)
 		bound = s->ours_limit;
+	err = ds_sync_pass(s->ds, s->ino, s->from, sync_fence(s));
+	if (err)
+		return err > 0 ? 0 : err;	/* next 0: again */
 	n = sync_items(s, &items);
 	if (n < 0)
 		return n;
@@ -606,6 +653,7 @@ static int ds_sync_handler(struct aifs_request *req)
  * has now, after fencing the group's other members.
  */
 #define CATCHUP_AFTER_S		30
+#define DS_SYNC_RESTARTS	3	/* passes begun again, then later */
 #define CATCHUP_POLL_S		10
 
 struct ds_catchup {
@@ -686,7 +734,7 @@ static void ds_catchup_inode(struct ds *ds, u64 ino, const char *path)
 	};
 	struct aifs_chunk_sync_rep rep;
 	struct aifs_layout marked;
-	u32 from = 0, next = 0;
+	u32 from = 0, next = 0, restarts = 0;
 	int fd, err;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -712,6 +760,10 @@ static void ds_catchup_inode(struct ds *ds, u64 ino, const char *path)
 		r.id.index = cpu_to_le32(from);
 		err = ds_sync_layout(ds, &r, &rep);
 		next = le32_to_cpu(rep.next);
+		if (!err && !next && from && restarts++ < DS_SYNC_RESTARTS) {
+			from = 0;	/* a truncation came: the pass again */
+			continue;
+		}
 		if (err || next == AIFS_CHUNK_SYNC_DONE || next <= from)
 			break;
 		from = next;

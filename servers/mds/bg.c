@@ -219,7 +219,7 @@ int mds_chunk_sync_all(struct mds *mds, struct aifs_conn *conn, u64 ino,
 		       struct mds_sync_tally *tally)
 {
 	struct aifs_chunk_sync_rep rep;
-	u32 from = 0, next;
+	u32 from = 0, next, restarts = 0;
 	int err;
 
 	for (;;) {
@@ -232,6 +232,11 @@ int mds_chunk_sync_all(struct mds *mds, struct aifs_conn *conn, u64 ino,
 		next = le32_to_cpu(rep.next);
 		if (next == AIFS_CHUNK_SYNC_DONE)
 			return 0;
+		/* a truncation came between two ranges: the pass again */
+		if (!next && from && restarts++ < MDS_SYNC_RESTARTS) {
+			from = 0;
+			continue;
+		}
 		if (next <= from && !rep.copied && !rep.deleted)
 			return -EAGAIN;	/* a peer cannot give it yet */
 		from = next;

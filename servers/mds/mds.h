@@ -362,6 +362,7 @@ struct mds_dsconn *mds_dsconns_get(struct mds_dsconns *s, u32 id);
 /* Every connection closed, the entries freed. */
 void mds_dsconns_close(struct mds_dsconns *s);
 #define MDS_SYNC_RANGE		16	/* chunks per CHUNK_SYNC */
+#define MDS_SYNC_RESTARTS	3	/* passes of an inode begun again */
 
 struct mds_sync_tally;
 

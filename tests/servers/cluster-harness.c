@@ -334,32 +334,52 @@ bool cluster_fired(void *arg)
 	return test_server_logged(&f->p->srv, line);
 }
 
-int cluster_sync(struct ds_proc *p, u64 ino, u32 flags, u32 gen)
+/* CHUNK_SYNC @req of @ino on @p (its id and layout filled in here). */
+static int cluster_sync_call(struct ds_proc *p, u64 ino, u32 from, u32 gen,
+			     struct aifs_chunk_sync_req *req,
+			     struct aifs_chunk_sync_rep *rep)
 {
 	struct ds_proc other = *p;
-	struct aifs_chunk_sync_req req = {
-		.max = cpu_to_le32(flags ? 1 : AIFS_CHUNK_LIST_MAX),
-		.flags = cpu_to_le32(flags),
-	};
 	u8 msg[AIFS_CHUNK_SYNC_REQ_SIZE];
 	struct aifs_reply reply;
 	int n, err;
 
-	if (aifs_layout_get(cluster_conn, &cluster_cred, ino, &req.layout))
+	if (aifs_layout_get(cluster_conn, &cluster_cred, ino, &req->layout))
 		return -EIO;
 	if (gen)
-		req.layout.generation = cpu_to_le32(gen);
-	ds_chunk_id(&req.id, ino, 0);
-	n = aifs_encode_chunk_sync_req(msg, sizeof(msg), &req, NULL);
+		req->layout.generation = cpu_to_le32(gen);
+	ds_chunk_id(&req->id, ino, from);
+	n = aifs_encode_chunk_sync_req(msg, sizeof(msg), req, NULL);
 	if (n < 0)
 		return n;
 	other.conn = NULL;
 	err = ds_request(&other, AIFS_OP_CHUNK_SYNC, msg, n, &reply);
 	if (!err && reply.status)
 		err = -(int)reply.status;
+	if (!err && rep)
+		err = aifs_decode_chunk_sync_rep(reply.payload, reply.len, rep,
+						 NULL);
 	aifs_reply_free(&reply);
 	aifs_close(other.conn);
 	return err;
+}
+
+int cluster_sync(struct ds_proc *p, u64 ino, u32 flags, u32 gen)
+{
+	struct aifs_chunk_sync_req req = {
+		.max = cpu_to_le32(flags ? 1 : AIFS_CHUNK_LIST_MAX),
+		.flags = cpu_to_le32(flags),
+	};
+
+	return cluster_sync_call(p, ino, 0, gen, &req, NULL);
+}
+
+int cluster_sync_range(struct ds_proc *p, u64 ino, u32 from, u32 max,
+		       struct aifs_chunk_sync_rep *rep)
+{
+	struct aifs_chunk_sync_req req = { .max = cpu_to_le32(max) };
+
+	return cluster_sync_call(p, ino, from, 0, &req, rep);
 }
 
 bool cluster_chunk_gone(void *arg)

@@ -106,6 +106,10 @@ bool cluster_fired(void *arg);
  */
 int cluster_sync(struct ds_proc *p, u64 ino, u32 flags, u32 gen);
 
+/* One range of a catch-up: up to @max chunks of @ino from @from, @rep. */
+int cluster_sync_range(struct ds_proc *p, u64 ino, u32 from, u32 max,
+		       struct aifs_chunk_sync_rep *rep);
+
 /*
  * Chunk @index of @ino, DS_TEST_CHUNK bytes, from @p into @buf, tried
  * again while @p answers ESTALE (20 s): 0, -ENODATA for fewer bytes, or

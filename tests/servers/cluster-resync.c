@@ -67,6 +67,11 @@
  *    group's newest copy or keeps its own, and the catch-up ends: the
  *    older copy the catch-up lists is no reason to wait for ever (the
  *    nemesis found it: a server SYNCING for good, replicas seed 28).
+ * 13. A catch-up pass over an inode that its group cuts between two of
+ *    its ranges does not take the group's count of truncations for the
+ *    chunks it compared before the cut: the cut queued for it still
+ *    removes them (the nemesis found it: replicas seed 949858 read bytes
+ *    an O_TRUNC had cut).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -934,12 +939,16 @@ static void catch_up_end(struct catch_up *c)
 }
 
 /*
- * The first truncation of @ino, from chunk @index on, made on @p alone
- * (as the MDS's queue reaches one copy before the other).
+ * The first truncation of @ino made on @p alone (as the MDS's queue
+ * reaches one copy before the other): chunk @index, and those after it
+ * with AIFS_DELETE_FROM in @flags.
  */
-static void first_cut_on(struct ds_proc *p, u64 ino, u32 index)
+static void cut_on(struct ds_proc *p, u64 ino, u32 index, u32 flags)
 {
-	struct aifs_chunk_delete_req cut = { .fence = cpu_to_le32(1) };
+	struct aifs_chunk_delete_req cut = {
+		.fence = cpu_to_le32(1),
+		.flags = cpu_to_le32(flags),
+	};
 	struct aifs_reply reply = { 0 };
 	int err;
 
@@ -979,7 +988,7 @@ static void check_cut_overtaken(char *image, char *buf)
 	ds_fill(image, GAP_BYTES, 9191);
 	err = forward_raw(p[0], ino, 0, version + 1, p[1]->id, image);
 	CHECK(!err, "the primary's next version: %s", strerror(-err));
-	first_cut_on(p[0], ino, 1);
+	cut_on(p[0], ino, 1, 0);
 	catch_up_held(&c, p[1], ino);
 	/* chunk 1 again, under the cut: created on the primary, a gap here */
 	ds_fill(image, GAP_BYTES, 9292);
@@ -1027,7 +1036,7 @@ static void check_cut_before_pull(char *image, char *buf)
 	CHECK(!pthread_create(&c.thread, NULL, catch_up, &c), "thread");
 	CHECK(cluster_wait(cluster_fired, &held, WAIT_MS),
 	      "the catch-up listed nothing");
-	first_cut_on(p[1], ino, 0);
+	cut_on(p[1], ino, 0, 0);
 	pthread_join(c.thread, NULL);
 	CHECK(cluster_chunk_gone(&(struct chunk_at){ p[1], ino, 0 }),
 	      "the catch-up brought back chunk 0, cut on the replica");
@@ -1102,8 +1111,8 @@ static void check_stale_catch_up(char *image, char *buf)
 	CHECK(!write_until_taken(p[0], ino, 1, p[1]->id, image, 0), "chunk 1");
 	CHECK(!cluster_read_chunk(p[0], ino, 1, buf, &version1), "chunk 1");
 	/* a truncation made on both copies: the inode's fence is 1 */
-	first_cut_on(p[0], ino, 2);
-	first_cut_on(p[1], ino, 2);
+	cut_on(p[0], ino, 2, 0);
+	cut_on(p[1], ino, 2, 0);
 	restart_failing(p[1], "ds.resync.pause:value=3000:times=1");
 	cluster_wait_map_known(p[1], WAIT_MS);
 	held = pull_held(p[1]);
@@ -1129,6 +1138,48 @@ static void check_stale_catch_up(char *image, char *buf)
 		     image, version, buf);
 }
 
+/*
+ * A catch-up pass over a file of two chunks, a range of one chunk at a
+ * time, with the file cut to 0 on the peer between the first range and
+ * the second (the cut still queued for this server at the MDS): the
+ * pass does not take the peer's count of truncations for chunk 0, which
+ * it compared before the cut, and the queued cut, sent once the pass is
+ * over, removes it.  Before, the pass took the count, the cut was taken
+ * for done, and chunk 0 stayed with the bytes cut (the replicated
+ * nemesis, seed 949858, read them after an O_TRUNC).
+ */
+static void check_cut_between_ranges(void)
+{
+	struct aifs_chunk_sync_rep rep = { 0 };
+	struct aifs_layout l;
+	struct ds_proc *p[2];
+	u32 from, ranges = 0;
+	u64 ino;
+	int err;
+
+	ino = cluster_create("cut-between-ranges", &l);
+	CHECK(!cluster_write_chunks(&l, ino, 2), "write");
+	p[0] = cluster_proc(le32_to_cpu(l.targets[0]));
+	p[1] = cluster_proc(le32_to_cpu(l.targets[1]));
+	err = cluster_sync_range(p[1], ino, 0, 1, &rep);
+	CHECK(!err && le32_to_cpu(rep.next) == 1,
+	      "the first range: %s, next %u", strerror(-err),
+	      le32_to_cpu(rep.next));
+	cut_on(p[0], ino, 0, AIFS_DELETE_FROM);
+	/* the rest of the pass, as the MDS goes on with it */
+	for (from = 1; !err && from != AIFS_CHUNK_SYNC_DONE && ranges++ < 8;
+	     from = le32_to_cpu(rep.next)) {
+		err = cluster_sync_range(p[1], ino, from, 1, &rep);
+		CHECK(!err, "the range from %u: %s", from, strerror(-err));
+	}
+	CHECK(from == AIFS_CHUNK_SYNC_DONE, "the pass never ended");
+	cut_on(p[1], ino, 0, AIFS_DELETE_FROM);
+	CHECK(cluster_chunk_gone(&(struct chunk_at){ p[1], ino, 0 }),
+	      "chunk 0, compared before the cut, stays on the replica after it");
+	CHECK(cluster_chunk_gone(&(struct chunk_at){ p[1], ino, 1 }),
+	      "chunk 1 stays on the replica after the cut");
+}
+
 int main(void)
 {
 	static char image[DS_TEST_CHUNK], buf[DS_TEST_CHUNK];
@@ -1149,5 +1200,6 @@ int main(void)
 	check_stale_catch_up(image, buf);
 	check_cut_before_pull(image, buf);
 	check_queue_full(image, buf);
+	check_cut_between_ranges();
 	return test_result();
 }
