@@ -62,7 +62,7 @@ $(foreach t,$(SERVER_TESTS),$(eval $(call SERVER_TEST_RULE,$(t))))
 # aifs-ds, the data server (servers/ds; Documentation/ds.md).
 DS_SRCS := $(addprefix servers/ds/,main.c identity.c store.c crc.c block.c \
 	io.c replicate.c resync.c scrub.c sync.c statfs.c mds_link.c ec.c \
-	undo.c intent.c metrics.c repair.c)
+	undo.c intent.c metrics.c repair.c held.c)
 USER_PROGS += $(BIN)/aifs-ds
 
 $(DS_SRCS:%.c=$(BUILD)/obj/%.o): private USER_CFLAGS += $(LIBSERVER_CFLAGS)

@@ -188,6 +188,7 @@ struct ds_chunk {
 	bool created;		/* by this open: removed again on failure */
 	int new_dirs;		/* directories made for it (ds_mkdirs()) */
 	bool stale_stored;	/* the sidecar on disk has DS_META_STALE */
+	bool peers_moved;	/* its group is not the one its slot has */
 	struct ds_meta meta;
 };
 
@@ -230,6 +231,10 @@ int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags,
 typedef int ds_chunk_fn(struct ds *ds, const struct aifs_chunk_id *id,
 			void *arg);
 int ds_store_walk(struct ds *ds, ds_chunk_fn *fn, void *arg);
+/* Called per inode with a record of what is held (held.c) */
+typedef int ds_held_fn(struct ds *ds, u64 ino, void *arg);
+int ds_store_walk_held(struct ds *ds, ds_chunk_fn *fn, ds_held_fn *held,
+		       void *arg);
 int ds_store_inodes(struct ds *ds, u32 *dir, u64 *after, u32 max, u64 *out);
 int ds_chunk_stat(struct ds *ds, const struct aifs_chunk_id *id,
 		  struct aifs_chunk_entry *e);
@@ -252,6 +257,16 @@ int ds_inode_raise(struct ds *ds, u64 ino, u32 fence, u32 layout_gen);
 int ds_inode_born(struct ds *ds, u64 ino, u32 *born);
 int ds_sync_pass(struct ds *ds, u64 ino, u32 from, u32 fence);
 int ds_file_put(const char *path, const void *buf, size_t len, int made);
+void ds_inode_dir(const struct ds *ds, u64 ino, char *path, size_t size);
+int ds_dirs_sync(const char *path, int made, int err);
+
+/* held.c: the chunks a copy should hold (G4) */
+int ds_held_set(struct ds_chunk *c, bool dir_later);
+int ds_held_clear(struct ds *ds, const struct aifs_chunk_id *id);
+int ds_held_sync(struct ds *ds, u64 ino);
+int ds_held_forget(struct ds *ds, u64 ino);
+bool ds_held_lost(struct ds *ds, const struct aifs_chunk_id *id);
+int ds_held_missing(struct ds *ds, u64 ino, u32 *lost);
 bool ds_chunk_id_parse(const char *name, struct aifs_chunk_id *id);
 int ds_marks_init(const char *path, atomic_int *n);
 void *ds_blocks_alloc(u32 nr_blocks);

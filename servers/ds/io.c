@@ -33,6 +33,25 @@ static int ds_io_begin(struct ds *ds, const struct aifs_chunk_id *id,
 	return err;
 }
 
+/*
+ * ds_io_begin() for a client's read or write: a chunk absent here that
+ * the copy should hold is lost, and answers ESTALE (held.c), never as a
+ * hole; a write creates only a chunk that was never here.
+ */
+static int ds_io_open(struct ds *ds, const struct aifs_chunk_id *id,
+		      enum ds_lock_kind kind, u32 create_size,
+		      struct ds_lock *lock, struct ds_chunk *c)
+{
+	int err = ds_io_begin(ds, id, kind, 0, lock, c);
+
+	if (err != -ENOENT)
+		return err;
+	if (ds_held_lost(ds, id))
+		return -ESTALE;
+	return create_size ? ds_io_begin(ds, id, kind, create_size, lock, c) :
+			     -ENOENT;
+}
+
 static void ds_io_end(struct ds_chunk *c, struct ds_lock *lock, int err)
 {
 	struct ds *ds = c->ds;
@@ -267,7 +286,7 @@ int ds_read(struct aifs_request *req)
 	/* RDMA asked for on a connection that is not RDMA */
 	if ((le32_to_cpu(r.flags) & AIFS_IO_RDMA) && !req->rdma)
 		return -EOPNOTSUPP;
-	err = ds_io_begin(req->data, &r.id, DS_LOCK_SHARED, 0, &lock, &c);
+	err = ds_io_open(req->data, &r.id, DS_LOCK_SHARED, 0, &lock, &c);
 	moved = ds_read_gen_check(req->data, &r, err);
 	if (moved && !err)
 		ds_io_end(&c, &lock, 0);
@@ -296,9 +315,12 @@ static void ds_note_peers(struct ds_chunk *c, const __le32 *ids, u32 nr)
 {
 	u32 i;
 
+	c->peers_moved |= c->meta.nr_peers != nr;
 	c->meta.nr_peers = nr;
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
+		c->peers_moved |= c->meta.peers[i] != le32_to_cpu(ids[i]);
 		c->meta.peers[i] = le32_to_cpu(ids[i]);
+	}
 }
 
 static bool ds_write_zero(const struct aifs_chunk_write_req *r)
@@ -413,8 +435,8 @@ static int ds_write_begin(struct aifs_request *req, bool primary,
 	}
 	create_size = primary && ds_write_zero(r) ? 0 :
 		      le32_to_cpu(r->chunk_size);
-	return ds_io_begin(req->data, &r->id, ds_write_lock_kind(req, primary, r),
-			   create_size, lock, c);
+	return ds_io_open(req->data, &r->id, ds_write_lock_kind(req, primary, r),
+			  create_size, lock, c);
 }
 
 /* A write of a chunk size other than the chunk's own: a confused client. */

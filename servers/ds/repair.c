@@ -77,7 +77,8 @@ int ds_repair_note(struct ds *ds, const struct aifs_chunk_id *id, bool needed)
 
 /*
  * The marked chunk @id queued for resync if stale; its mark goes if the
- * chunk is whole or gone (one that does not open stays marked).
+ * chunk is whole or gone on purpose (one that does not open stays
+ * marked, one lost is made a placeholder: held.c).
  */
 static void ds_repair_requeue_one(struct ds *ds, const struct aifs_chunk_id *id)
 {
@@ -95,7 +96,7 @@ static void ds_repair_requeue_one(struct ds *ds, const struct aifs_chunk_id *id)
 		ds_chunk_close(&c, 0);
 	}
 	ds_chunk_unlock(ds, &lock);
-	if ((!err && !stale) || err == -ENOENT)
+	if ((!err && !stale) || (err == -ENOENT && !ds_held_lost(ds, id)))
 		ds_repair_note(ds, id, false);
 }
 

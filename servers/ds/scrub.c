@@ -245,6 +245,23 @@ static int scrub_chunk(struct ds *ds, const struct aifs_chunk_id *id,
 	return 0;
 }
 
+/* Chunks of @ino held here and gone from under the store: damaged too. */
+static int scrub_held(struct ds *ds, u64 ino, void *buf)
+{
+	u32 lost;
+	int err;
+
+	(void)buf;
+	err = ds_held_missing(ds, ino, &lost);
+	if (err)
+		aifs_warn("scrub: inode %llu: its record of chunks held: %s",
+			  (unsigned long long)ino, strerror(-err));
+	pthread_mutex_lock(&ds->scrub->lock);
+	ds->scrub->bad += lost;
+	pthread_mutex_unlock(&ds->scrub->lock);
+	return 0;
+}
+
 static void scrub_pass(struct ds *ds, void *buf)
 {
 	struct ds_scrub *s = ds->scrub;
@@ -265,7 +282,7 @@ static void scrub_pass(struct ds *ds, void *buf)
 	aifs_info("scrub: pass begins over %llu chunks at %d MiB/s",
 		  (unsigned long long)s->pass_total, ds->cfg.scrub_rate_mib);
 
-	stopped = ds_store_walk(ds, scrub_chunk, buf);
+	stopped = ds_store_walk_held(ds, scrub_chunk, scrub_held, buf);
 
 	pthread_mutex_lock(&s->lock);
 	s->running = false;

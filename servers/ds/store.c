@@ -129,8 +129,7 @@ int ds_check_id(struct ds *ds, const struct aifs_chunk_id *id)
 	return memcmp(id->fs_uuid, ds->ident.fs_uuid, 16) ? -EXDEV : 0;
 }
 
-static void ds_inode_dir(const struct ds *ds, u64 ino, char *path,
-			 size_t size)
+void ds_inode_dir(const struct ds *ds, u64 ino, char *path, size_t size)
 {
 	u32 h = ds_hash_ino(ino);
 
@@ -364,7 +363,7 @@ static int ds_dir_fsync(const char *dir, int err)
  * new name is in its directory, not in the file that fsync(2) syncs.
  * Return: @err, or the first sync's error.
  */
-static int ds_dirs_sync(const char *path, int made, int err)
+int ds_dirs_sync(const char *path, int made, int err)
 {
 	char dir[PATH_MAX], *slash;
 	int i;
@@ -493,13 +492,22 @@ void ds_chunk_close(struct ds_chunk *c, int err)
 /*
  * Data and sidecar, durably; and a chunk this open made, its names: a
  * write answered must not leave with the chunk's directory entry in a
- * crash (a lost chunk would read as a hole).
+ * crash, nor its slot in the inode's record of what is held here.
  */
 int ds_chunk_sync(struct ds_chunk *c)
 {
+	int err = 0;
+
 	if (fdatasync(c->fd) || fdatasync(c->mfd))
 		return -errno;
-	return c->created ? ds_dirs_sync(c->path, c->new_dirs, 0) : 0;
+	/* held from now on, by the group it has (held.c) */
+	if (c->created || c->peers_moved)
+		err = ds_held_set(c, c->created);
+	if (!err && c->created)
+		err = ds_dirs_sync(c->path, c->new_dirs, 0);
+	if (!err)
+		c->peers_moved = false;
+	return err;
 }
 
 /**
@@ -594,6 +602,8 @@ int ds_side_swap(struct ds_chunk *c)
 	err = rename(mside, mpath) ? -errno : 0;
 	if (!err && fresh)
 		atomic_fetch_add(&c->ds->nr_chunks, 1);
+	if (!err)
+		err = ds_held_set(c, true);
 	err = ds_dirs_sync(path, c->new_dirs, err);
 	/* whole: a stale copy's repair mark goes */
 	if (!err)
@@ -867,48 +877,93 @@ struct ds_delete {
 	const struct aifs_chunk_id *id;
 	u32 flags, fence;
 	bool unlinked;
+	u32 unheld;		/* slots cleared (held.c), to sync */
 };
+
+/*
+ * The chunk @found, if it goes with @del, locked in @lock as @victim: 1,
+ * or 0 when it stays (not named, or holding the cut already).
+ */
+static int ds_delete_takes(struct ds_delete *del,
+			   const struct aifs_chunk_id *found,
+			   struct aifs_chunk_id *victim, struct ds_lock *lock)
+{
+	if (!ds_delete_match(found, le64_to_cpu(del->id->ino),
+			     le32_to_cpu(del->id->index), del->flags))
+		return 0;
+	*victim = *del->id;
+	victim->index = found->index;
+	victim->fragment = found->fragment;
+	ds_chunk_lock(del->ds, victim, true, lock);
+	if (!ds_chunk_has_cut(del->ds, victim, del->fence))
+		return 1;
+	ds_chunk_unlock(del->ds, lock);
+	return 0;
+}
+
+/* First pass: the slots of the chunks that go are cleared (held.c). */
+static int ds_delete_unheld(const char *dir, const char *name,
+			    const struct aifs_chunk_id *found, void *arg)
+{
+	struct ds_delete *del = arg;
+	struct aifs_chunk_id victim;
+	struct ds_lock lock;
+	int held = 0;
+
+	(void)dir;
+	(void)name;
+	if (ds_delete_takes(del, found, &victim, &lock)) {
+		held = ds_held_clear(del->ds, &victim);
+		ds_chunk_unlock(del->ds, &lock);
+	}
+	del->unheld += held > 0;
+	return held < 0 ? held : 0;
+}
 
 static int ds_delete_one(const char *dir, const char *name,
 			 const struct aifs_chunk_id *found, void *arg)
 {
 	struct ds_delete *del = arg;
-	struct aifs_chunk_id victim = *del->id;
+	struct aifs_chunk_id victim;
 	char path[PATH_MAX];
 	struct ds_lock lock;
 
-	if (!ds_delete_match(found, le64_to_cpu(del->id->ino),
-			     le32_to_cpu(del->id->index), del->flags) ||
-	    snprintf(path, sizeof(path), "%s/%s", dir, name) >=
-	    (int)sizeof(path))
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+	    (int)sizeof(path) || !ds_delete_takes(del, found, &victim, &lock))
 		return 0;
-	victim.index = found->index;
-	victim.fragment = found->fragment;
-	ds_chunk_lock(del->ds, &victim, true, &lock);
-	if (!ds_chunk_has_cut(del->ds, &victim, del->fence)) {
-		ds_chunk_unlink(del->ds, &victim, path);
-		del->unlinked = true;
-	}
+	ds_chunk_unlink(del->ds, &victim, path);
+	del->unlinked = true;
 	ds_chunk_unlock(del->ds, &lock);
 	return 0;
 }
 
 /*
  * CHUNK_DELETE: what is absent is deleted already; with @fence, what
- * holds that truncation already (ds_chunk_has_cut()) stays.  Answered
- * once the directory is synced: a cut chunk that came back after a crash
- * would show its old bytes when the file grows again.
+ * holds that truncation already (ds_chunk_has_cut()) stays.  What goes
+ * leaves the inode's record of what is held here first, durably (the
+ * whole record when the whole inode goes): a chunk gone on purpose is
+ * never taken for one lost.  Answered once the directory is synced: a
+ * cut chunk that came back after a crash would show its old bytes when
+ * the file grows again.
  */
 int ds_chunk_delete(struct ds *ds, const struct aifs_chunk_id *id, u32 flags,
 		    u32 fence)
 {
-	struct ds_delete del = { ds, id, flags, fence, false };
+	struct ds_delete del = { ds, id, flags, fence, false, 0 };
 	u64 ino = le64_to_cpu(id->ino);
 	char dir[PATH_MAX - 64], path[PATH_MAX];
 	int err;
 
 	ds_inode_dir(ds, ino, dir, sizeof(dir));
-	err = ds_dir_each(dir, ds_delete_one, &del);
+	if ((flags & AIFS_DELETE_INODE) && !fence) {
+		err = ds_held_forget(ds, ino);
+	} else {
+		err = ds_dir_each(dir, ds_delete_unheld, &del);
+		if (!err && del.unheld)
+			err = ds_held_sync(ds, ino);
+	}
+	if (!err)
+		err = ds_dir_each(dir, ds_delete_one, &del);
 	/* Inode numbers are never reused: its truncations are over. */
 	if (!err && (flags & AIFS_DELETE_INODE) &&
 	    !(flags & AIFS_DELETE_UNCODED)) {
@@ -1107,8 +1162,11 @@ out:
  * with on the way (ds_side_recover()).
  */
 static int ds_walk_dir(struct ds *ds, const char *path, int depth,
-		       bool recover, ds_chunk_fn *fn, void *arg)
+		       bool recover, ds_chunk_fn *fn, ds_held_fn *held,
+		       void *arg)
 {
+	unsigned long long ino;
+	int end;
 	struct aifs_chunk_id id = { 0 };
 	char sub[PATH_MAX];
 	struct dirent *de;
@@ -1125,9 +1183,13 @@ static int ds_walk_dir(struct ds *ds, const char *path, int depth,
 		if (depth < 2) {
 			snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
 			ret = ds_walk_dir(ds, sub, depth + 1, recover, fn,
-					  arg);
+					  held, arg);
 		} else if (ds_chunk_name(de->d_name, ".meta", &id)) {
 			ret = fn(ds, &id, arg);
+		} else if (held &&
+			   sscanf(de->d_name, "%16llx.held%n", &ino, &end) == 1 &&
+			   !de->d_name[end]) {
+			ret = held(ds, ino, arg);
 		} else if (recover &&
 			   ds_chunk_name(de->d_name, DS_SIDE_SUFFIX ".meta",
 					 &id)) {
@@ -1138,17 +1200,25 @@ static int ds_walk_dir(struct ds *ds, const char *path, int depth,
 	return ret;
 }
 
-static int ds_walk(struct ds *ds, bool recover, ds_chunk_fn *fn, void *arg)
+static int ds_walk(struct ds *ds, bool recover, ds_chunk_fn *fn,
+		   ds_held_fn *held, void *arg)
 {
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/chunks", ds->cfg.data_dir);
-	return ds_walk_dir(ds, path, 0, recover, fn, arg);
+	return ds_walk_dir(ds, path, 0, recover, fn, held, arg);
 }
 
 int ds_store_walk(struct ds *ds, ds_chunk_fn *fn, void *arg)
 {
-	return ds_walk(ds, false, fn, arg);
+	return ds_walk(ds, false, fn, NULL, arg);
+}
+
+/* ds_store_walk(), and @held for each inode's record of what it holds. */
+int ds_store_walk_held(struct ds *ds, ds_chunk_fn *fn, ds_held_fn *held,
+		       void *arg)
+{
+	return ds_walk(ds, false, fn, held, arg);
 }
 
 static int ds_count_one(struct ds *ds, const struct aifs_chunk_id *id,
@@ -1200,7 +1270,7 @@ int ds_store_init(struct ds *ds)
 		return -errno;
 	}
 	/* a swap a crash cut short is finished before a chunk is opened */
-	ds_walk(ds, true, ds_count_one, &nr);
+	ds_walk(ds, true, ds_count_one, NULL, &nr);
 	atomic_store(&ds->nr_chunks, nr);
 	aifs_info("%s: %lld chunks%s", ds->cfg.data_dir,
 		  (long long)atomic_load(&ds->nr_chunks),

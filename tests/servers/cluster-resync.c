@@ -72,6 +72,10 @@
  *    chunks it compared before the cut: the cut queued for it still
  *    removes them (the nemesis found it: replicas seed 949858 read bytes
  *    an O_TRUNC had cut).
+ * 14. A copy that lost a chunk (its files removed) while its source is
+ *    dead answers a read ESTALE, never as a hole (zeros), is named in
+ *    aifs recovery, and is pulled again once the source is back; one
+ *    lost and not read is found by scrub (issue 29, G4).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -844,6 +848,17 @@ static void check_lease_lost(char *image, char *buf)
 	      "the primary is not UP again");
 }
 
+/* @p loses its copy of chunk 0 of @ino: its files are removed. */
+static void lose_chunk(struct ds_proc *p, u64 ino, const char *what)
+{
+	char data[512], meta[520];
+
+	CHECK(!ds_chunk_file(p, ino, 0, data, sizeof(data)),
+	      "%s: no chunk file", what);
+	snprintf(meta, sizeof(meta), "%s.meta", data);
+	CHECK(!unlink(data) && !unlink(meta), "%s: unlink %s: %m", what, data);
+}
+
 /*
  * @p[0] loses its copy of chunk 0 of @ino (@image on both), then
  * GAP_BYTES of new bytes are written at its start through it, as the
@@ -854,14 +869,10 @@ static void check_write_after_loss(struct ds_proc **p, const char *what,
 				   u64 ino, char *image, char *buf)
 {
 	u64 until = aifs_now_ms() + WAIT_MS, version = 0;
-	char data[512], meta[520];
 	u32 replica = p[1]->id;
 	int err;
 
-	CHECK(!ds_chunk_file(p[0], ino, 0, data, sizeof(data)),
-	      "no chunk file");
-	snprintf(meta, sizeof(meta), "%s.meta", data);
-	CHECK(!unlink(data) && !unlink(meta), "%s: unlink %s: %m", what, data);
+	lose_chunk(p[0], ino, what);
 	ds_fill(image, GAP_BYTES, ino + 4343);
 	while (((err = ds_write(p[0], ino, 0, 0, image, GAP_BYTES, &replica, 1,
 				&version)) == -EAGAIN || err == -ESTALE) &&
@@ -882,6 +893,60 @@ static void check_lost_primary(char *image, char *buf)
 			       buf);
 	check_write_after_loss(p, "lost behind the replica's version", ino,
 			       image, buf);
+}
+
+/*
+ * The replica loses its copy of chunk 0 (its files removed) while the
+ * primary, its only source, is dead: a read of it is ESTALE (the client
+ * goes to another copy, or fails), never the answer of a chunk never
+ * written (ENOENT, which the client reads as a hole: zeros); aifs
+ * recovery names it with no source; once the primary is back, the copy
+ * is pulled again, unread.
+ */
+static void check_lost_copy(char *image, char *buf)
+{
+	struct repair_told told;
+	struct whole_count pulled;
+	struct ds_proc *p[2];
+	u64 ino, version;
+	u32 len = 0;
+	int err;
+
+	ino = file_of_one_chunk("lost-copy", p, image, buf, &version);
+	ds_stop(p[0], SIGKILL);
+	lose_chunk(p[1], ino, "lost while its source is dead");
+	pulled = (struct whole_count){ p[1], resynced(p[1]) + 1 };
+	err = ds_read(p[1], ino, 0, 0, DS_TEST_CHUNK, 0, buf, &len, NULL);
+	CHECK(err == -ESTALE, "a read of the lost copy: %s, not ESTALE",
+	      strerror(-err));
+	told = (struct repair_told){ p[1]->id, ino, true };
+	CHECK(cluster_wait(recovery_told, &told, WAIT_MS),
+	      "aifs recovery does not name the lost copy with no source");
+	ds_start(p[0]);
+	CHECK(cluster_wait(resynced_count, &pulled, WAIT_MS),
+	      "the lost copy is not pulled again, unread, once its source is back");
+	check_serves(p[1], "lost, pulled again: the replica", ino, image,
+		     version, buf);
+	check_serves(p[0], "lost, pulled again: the primary", ino, image,
+		     version, buf);
+}
+
+/* A copy lost and not read is found by scrub, and pulled again. */
+static void check_lost_scrubbed(char *image, char *buf)
+{
+	struct aifs_ds_scrub_rep rep;
+	struct whole_count pulled;
+	struct ds_proc *p[2];
+	u64 ino, version;
+
+	ino = file_of_one_chunk("lost-unread", p, image, buf, &version);
+	pulled = (struct whole_count){ p[1], resynced(p[1]) + 1 };
+	lose_chunk(p[1], ino, "lost, unread");
+	CHECK(!ds_scrub(p[1], AIFS_SCRUB_START, &rep), "scrub start");
+	CHECK(cluster_wait(resynced_count, &pulled, WAIT_MS),
+	      "scrub does not find the lost copy");
+	check_serves(p[1], "lost, scrubbed: the replica", ino, image, version,
+		     buf);
 }
 
 /* A catch-up of a server's copies of an inode (CHUNK_SYNC), on a thread. */
@@ -1200,6 +1265,8 @@ int main(void)
 	check_stale_catch_up(image, buf);
 	check_cut_before_pull(image, buf);
 	check_queue_full(image, buf);
+	check_lost_copy(image, buf);
+	check_lost_scrubbed(image, buf);
 	check_cut_between_ranges();
 	return test_result();
 }
