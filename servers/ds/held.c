@@ -59,6 +59,19 @@ static int ds_held_path(const struct ds *ds, u64 ino, char *path, size_t size)
 	       -ENAMETOOLONG : 0;
 }
 
+/* @ino's record opened with @flags: a descriptor, -ENOENT, or -errno. */
+static int ds_held_open(struct ds *ds, u64 ino, int flags)
+{
+	char path[PATH_MAX];
+	int fd, err;
+
+	err = ds_held_path(ds, ino, path, sizeof(path));
+	if (err)
+		return err;
+	fd = open(path, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 static off_t ds_held_off(const struct aifs_chunk_id *id)
 {
 	return (off_t)le32_to_cpu(id->index) * DS_HELD_SLOT;
@@ -71,18 +84,14 @@ static off_t ds_held_off(const struct aifs_chunk_id *id)
 static int ds_held_load(struct ds *ds, const struct aifs_chunk_id *id,
 			struct ds_held_disk *slot)
 {
-	char path[PATH_MAX];
 	u32 crc;
-	int fd, err;
+	int fd;
 
 	if (id->fragment)
 		return 0;
-	err = ds_held_path(ds, le64_to_cpu(id->ino), path, sizeof(path));
-	if (err)
-		return err;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = ds_held_open(ds, le64_to_cpu(id->ino), O_RDONLY);
 	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
+		return fd == -ENOENT ? 0 : fd;
 	if (pread(fd, slot, sizeof(*slot), ds_held_off(id)) != sizeof(*slot))
 		memset(slot, 0, sizeof(*slot));
 	close(fd);
@@ -92,8 +101,9 @@ static int ds_held_load(struct ds *ds, const struct aifs_chunk_id *id,
 	slot->crc = 0;
 	if (crc != aifs_crc32c(slot, sizeof(*slot)) ||
 	    le32_to_cpu(slot->nr_peers) > DS_MAX_PEERS) {
-		aifs_err("%s: slot of chunk %u damaged: taken as not held",
-			 path, le32_to_cpu(id->index));
+		aifs_err("inode %llu: the slot of chunk %u in its record of what is held is damaged: taken as not held",
+			 (unsigned long long)le64_to_cpu(id->ino),
+			 le32_to_cpu(id->index));
 		return 0;
 	}
 	return 1;
@@ -175,15 +185,10 @@ int ds_held_clear(struct ds *ds, const struct aifs_chunk_id *id)
 /* The slots of @ino that ds_held_clear() cleared, durably. */
 int ds_held_sync(struct ds *ds, u64 ino)
 {
-	char path[PATH_MAX];
-	int fd, err;
+	int fd = ds_held_open(ds, ino, O_WRONLY), err;
 
-	err = ds_held_path(ds, ino, path, sizeof(path));
-	if (err)
-		return err;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
+		return fd == -ENOENT ? 0 : fd;
 	err = fdatasync(fd) ? -errno : 0;
 	close(fd);
 	return err;
@@ -281,18 +286,14 @@ int ds_held_missing(struct ds *ds, u64 ino, u32 *lost)
 {
 	struct aifs_chunk_id id = { .ino = cpu_to_le64(ino) };
 	struct ds_held_disk slots[256];
-	char path[PATH_MAX];
 	ssize_t n;
 	off_t off = 0;
 	int fd, err, i;
 
 	*lost = 0;
-	err = ds_held_path(ds, ino, path, sizeof(path));
-	if (err)
-		return err;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = ds_held_open(ds, ino, O_RDONLY);
 	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
+		return fd == -ENOENT ? 0 : fd;
 	memcpy(id.fs_uuid, ds->ident.fs_uuid, sizeof(id.fs_uuid));
 	while ((n = pread(fd, slots, sizeof(slots), off)) > 0) {
 		for (i = 0; i < n / DS_HELD_SLOT; i++) {
