@@ -1,11 +1,11 @@
 # A chunk its primary lost (its files gone, as a bad disk or an operator's
 # slip may take them) is no hole: a read gets its bytes from the other
-# copy, never zeros; a write into it through the primary, which creates
-# the chunk again, is acknowledged only once the primary took the other
-# copy back (the replica refuses the new, nearly empty chunk rather than
-# take it for its own), so that both copies hold the old bytes and the new
-# ones and either alone serves the file right; an EC data fragment its
-# server lost is decoded from the others (issue 29, defect 6).
+# copy, never zeros, and the primary, which knows it held the chunk
+# (its record of what it holds, G4), takes the other copy back; a write
+# into it through the primary is acknowledged with both copies holding
+# the old bytes and the new ones, so that either alone serves the file
+# right; an EC data fragment its server lost is decoded from the others
+# (issue 29, defect 6).
 . "$AIFS_TOP/tests/vm/lib.sh"
 . "$AIFS_TOP/tests/faults/replica/helpers"
 
@@ -45,8 +45,8 @@ dd if=/tmp/patch of=/mnt/a/f bs=4096 seek=$at conv=notrunc,fsync \
 	status=none || fail "write into the lost chunk"
 dd if=/tmp/patch of=/tmp/f.written bs=4096 seek=$at conv=notrunc \
 	status=none
-grep -q "holds chunk .* newer than we do" "${DS_DIRS[primary]}/log" ||
-	fail "the primary did not take the replica's copy"
+grep -q "chunk 1: lost (its files are gone)" "${DS_DIRS[primary]}/log" ||
+	fail "the primary did not find its copy lost"
 echo 3 >/proc/sys/vm/drop_caches
 assert_eq "$(sha256sum </mnt/a/f | cut -d' ' -f1)" "$(written)" \
 	"read after a write into the lost chunk"
