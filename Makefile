@@ -9,7 +9,7 @@
 #   make test-long    aifs-fsx, 200,000 ops per mode, on the host and on aifs
 #                     in the VM (Documentation/testing-tools.md); the
 #                     replica kill test on 1 GiB files; the nemesis tests
-#                     with 12 random seeds each (about 50 minutes)
+#                     with 12 random seeds each (about 40 minutes)
 #   make bench        the benchmark suite: aifs, NFS and tmpfs side by side in one guest
 #                     boot (Documentation/performance.md);
 #                     QUICK=1 a short run, ONLY="read-bench ec-bench" others, ONLY=all
