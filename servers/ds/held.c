@@ -77,25 +77,14 @@ static off_t ds_held_off(const struct aifs_chunk_id *id)
 	return (off_t)le32_to_cpu(id->index) * DS_HELD_SLOT;
 }
 
-/*
- * The slot of chunk @id: 1 when set (in @slot), 0 when not (or not a
- * replicated chunk's), or -errno.
- */
-static int ds_held_load(struct ds *ds, const struct aifs_chunk_id *id,
+/* The slot of chunk @id in the record open at @fd: 1 when set, else 0. */
+static int ds_held_read(int fd, const struct aifs_chunk_id *id,
 			struct ds_held_disk *slot)
 {
 	u32 crc;
-	int fd;
 
-	if (id->fragment)
-		return 0;
-	fd = ds_held_open(ds, le64_to_cpu(id->ino), O_RDONLY);
-	if (fd < 0)
-		return fd == -ENOENT ? 0 : fd;
-	if (pread(fd, slot, sizeof(*slot), ds_held_off(id)) != sizeof(*slot))
-		memset(slot, 0, sizeof(*slot));
-	close(fd);
-	if (slot->magic != cpu_to_le32(DS_HELD_MAGIC))
+	if (pread(fd, slot, sizeof(*slot), ds_held_off(id)) != sizeof(*slot) ||
+	    slot->magic != cpu_to_le32(DS_HELD_MAGIC))
 		return 0;
 	crc = le32_to_cpu(slot->crc);
 	slot->crc = 0;
@@ -110,11 +99,30 @@ static int ds_held_load(struct ds *ds, const struct aifs_chunk_id *id,
 }
 
 /*
- * @len bytes at @off of @ino's record, durably with @sync; its name too
- * if new, unless @dir_later (the caller syncs the directory next).
+ * The slot of chunk @id: 1 when set (in @slot), 0 when not (or not a
+ * replicated chunk's), or -errno.
+ */
+static int ds_held_load(struct ds *ds, const struct aifs_chunk_id *id,
+			struct ds_held_disk *slot)
+{
+	int fd, held;
+
+	if (id->fragment)
+		return 0;
+	fd = ds_held_open(ds, le64_to_cpu(id->ino), O_RDONLY);
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : fd;
+	held = ds_held_read(fd, id, slot);
+	close(fd);
+	return held;
+}
+
+/*
+ * @len bytes at @off of @ino's record, durably; its name too if new,
+ * unless @dir_later (the caller syncs the directory next).
  */
 static int ds_held_put(struct ds *ds, u64 ino, const void *buf, size_t len,
-		       off_t off, bool sync, bool dir_later)
+		       off_t off, bool dir_later)
 {
 	char path[PATH_MAX];
 	bool fresh;
@@ -128,7 +136,7 @@ static int ds_held_put(struct ds *ds, u64 ino, const void *buf, size_t len,
 	if (fd < 0)
 		return -errno;
 	err = ds_pwrite_all(fd, buf, len, off);
-	if (!err && sync && fdatasync(fd))
+	if (!err && fdatasync(fd))
 		err = -errno;
 	close(fd);
 	return fresh && !dir_later ? ds_dirs_sync(path, 0, err) : err;
@@ -161,7 +169,7 @@ int ds_held_set(struct ds_chunk *c, bool dir_later)
 		slot.peers[i] = cpu_to_le32(c->meta.peers[i]);
 	slot.crc = cpu_to_le32(aifs_crc32c(&slot, sizeof(slot)));
 	return ds_held_put(c->ds, le64_to_cpu(c->id.ino), &slot, sizeof(slot),
-			   ds_held_off(&c->id), true, dir_later);
+			   ds_held_off(&c->id), dir_later);
 }
 
 /*
@@ -172,14 +180,21 @@ int ds_held_set(struct ds_chunk *c, bool dir_later)
 int ds_held_clear(struct ds *ds, const struct aifs_chunk_id *id)
 {
 	struct ds_held_disk slot;
-	int held = ds_held_load(ds, id, &slot), err;
+	int fd, held;
 
-	if (held <= 0)
-		return held;
-	memset(&slot, 0, sizeof(slot));
-	err = ds_held_put(ds, le64_to_cpu(id->ino), &slot, sizeof(slot),
-			  ds_held_off(id), false, false);
-	return err ? err : 1;
+	if (id->fragment)
+		return 0;
+	fd = ds_held_open(ds, le64_to_cpu(id->ino), O_RDWR);
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : fd;
+	held = ds_held_read(fd, id, &slot);
+	if (held) {
+		memset(&slot, 0, sizeof(slot));
+		held = ds_pwrite_all(fd, &slot, sizeof(slot), ds_held_off(id)) ?:
+		       1;
+	}
+	close(fd);
+	return held;
 }
 
 /* The slots of @ino that ds_held_clear() cleared, durably. */
