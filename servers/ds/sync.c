@@ -866,6 +866,7 @@ static int ds_list_handler(struct aifs_request *req)
 	struct ds_inode_rec rec;
 	size_t size;
 	bool more;
+	u32 lost;
 	int n, err;
 
 	err = aifs_decode_chunk_list_req(req->payload, req->payload_len, &r,
@@ -874,6 +875,12 @@ static int ds_list_handler(struct aifs_request *req)
 		err = ds_check_id(ds, &r.id);
 	if (!err && !ds_serves_inode(ds, le64_to_cpu(r.id.ino)))
 		err = -ESTALE;	/* maybe behind: no source for anyone */
+	/*
+	 * a chunk lost here is listed, a stale placeholder (held.c): left
+	 * out, it would be taken for cut by a peer that missed a cut
+	 */
+	if (!err)
+		err = ds_held_missing(ds, le64_to_cpu(r.id.ino), &lost);
 	if (!err)
 		err = ds_inode_load(ds, le64_to_cpu(r.id.ino), &rec);
 	if (err)

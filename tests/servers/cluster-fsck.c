@@ -222,6 +222,14 @@ int main(void)
 	CHECK(!unlink(path), "unlink %s", path);
 	strcat(path, ".meta");
 	CHECK(!unlink(path), "unlink %s", path);
+	/*
+	 * with the server's record of what it holds (held.c): else the server
+	 * finds the loss itself, from the listing fsck asks for, and pulls
+	 * the copy back before fsck could
+	 */
+	snprintf(strrchr(path, '/') + 1, 32, "%016llx.held",
+		 (unsigned long long)whole);
+	CHECK(!unlink(path), "unlink %s", path);
 	stray = (struct chunk_at){ cluster_proc(1), STRAY_INO, 0 };
 	CHECK(!ds_write(stray.p, STRAY_INO, 0, 0, a, DS_TEST_CHUNK, NULL, 0,
 			NULL), "stray chunk");

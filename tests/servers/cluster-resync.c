@@ -75,7 +75,9 @@
  * 14. A copy that lost a chunk (its files removed) while its source is
  *    dead answers a read ESTALE, never as a hole (zeros), is named in
  *    aifs recovery, and is pulled again once the source is back; one
- *    lost and not read is found by scrub (issue 29, G4).
+ *    lost and not read is found by scrub (issue 29, G4); one lost is
+ *    listed to a peer catching up, stale, which keeps its own copy even
+ *    when it missed a cut (check_lost_listed).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -1245,6 +1247,39 @@ static void check_cut_between_ranges(void)
 	      "chunk 1 stays on the replica after the cut");
 }
 
+/*
+ * A catch-up from a peer that lost chunk 0 (its files removed) and made
+ * a cut this server missed (from chunk 1 on): the lost chunk is listed,
+ * stale, so the catch-up keeps its own copy of it rather than take it
+ * for cut, and the peer pulls it back.  Before, the catch-up deleted the
+ * last good copy.
+ */
+static void check_lost_listed(char *image, char *buf)
+{
+	struct aifs_layout l;
+	struct ds_proc *p[2];
+	struct whole w;
+	u64 ino, version;
+	int err;
+
+	ino = cluster_create("lost-listed", &l);
+	CHECK(!cluster_write_chunks(&l, ino, 2), "write");
+	p[0] = cluster_proc(le32_to_cpu(l.targets[0]));
+	p[1] = cluster_proc(le32_to_cpu(l.targets[1]));
+	ds_fill(image, DS_TEST_CHUNK, ino * 1000);
+	CHECK(!cluster_read_chunk(p[1], ino, 0, buf, &version) &&
+	      !memcmp(buf, image, DS_TEST_CHUNK), "chunk 0 on the replica");
+	cut_on(p[0], ino, 1, AIFS_DELETE_FROM);
+	lose_chunk(p[0], ino, "lost on the peer");
+	err = cluster_sync(p[1], ino, 0, 0);
+	CHECK(!err, "the catch-up: %s", strerror(-err));
+	check_serves(p[1], "a catch-up from a peer that lost the chunk", ino,
+		     image, version, buf);
+	w = (struct whole){ p[0], ino, image, buf };
+	CHECK(cluster_wait(serves_whole, &w, WAIT_MS),
+	      "the peer does not take its lost chunk back");
+}
+
 int main(void)
 {
 	static char image[DS_TEST_CHUNK], buf[DS_TEST_CHUNK];
@@ -1268,5 +1303,6 @@ int main(void)
 	check_lost_copy(image, buf);
 	check_lost_scrubbed(image, buf);
 	check_cut_between_ranges();
+	check_lost_listed(image, buf);
 	return test_result();
 }
