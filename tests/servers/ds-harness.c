@@ -188,15 +188,28 @@ void ds_chunk_id(struct aifs_chunk_id *id, u64 ino, u32 index)
 	id->index = cpu_to_le32(index);
 }
 
-int ds_request(struct ds_proc *p, u16 opcode, const void *req, u32 len,
-	       struct aifs_reply *reply)
+/* @p's connection of the harness, made when it has none. */
+static struct aifs_conn *ds_conn_of(struct ds_proc *p)
+{
+	if (!p->conn)
+		ds_connect(p);
+	return p->conn;
+}
+
+int ds_request_on(struct aifs_conn *conn, int timeout_ms, u16 opcode,
+		  const void *req, u32 len, struct aifs_reply *reply)
 {
 	struct iovec iov = { (void *)req, len };
 
-	if (!p->conn)
-		ds_connect(p);
 	*reply = (struct aifs_reply){ 0 };
-	return aifs_call(p->conn, opcode, &iov, 1, reply, DS_CALL_MS);
+	return aifs_call(conn, opcode, &iov, 1, reply, timeout_ms);
+}
+
+int ds_request(struct ds_proc *p, u16 opcode, const void *req, u32 len,
+	       struct aifs_reply *reply)
+{
+	return ds_request_on(ds_conn_of(p), DS_CALL_MS, opcode, req, len,
+			     reply);
 }
 
 /* CHUNK_WRITE of @req, @len bytes of @data after it (none for zeros). */
@@ -276,19 +289,19 @@ int ds_zero(struct ds_proc *p, u64 ino, u32 index, u32 offset, u32 len,
 }
 
 /*
- * @op of the @req_len bytes at @req, answered as CHUNK_READ is: its data
- * into @buf (room for @len), its length and version.
+ * @op of the @req_len bytes at @req on @conn, answered as CHUNK_READ is:
+ * its data into @buf (room for @len), its length and version.
  */
-static int ds_read_call(struct ds_proc *p, u16 op, const void *req,
-			u32 req_len, void *buf, u32 len, u32 *data_len,
-			u64 *version)
+static int ds_read_call_on(struct aifs_conn *conn, int timeout_ms, u16 op,
+			   const void *req, u32 req_len, void *buf, u32 len,
+			   u32 *data_len, u64 *version)
 {
 	struct aifs_span parts[AIFS_MSG_MAX_PARTS];
 	struct aifs_chunk_read_rep rep;
 	struct aifs_reply reply;
 	int err;
 
-	err = ds_request(p, op, req, req_len, &reply);
+	err = ds_request_on(conn, timeout_ms, op, req, req_len, &reply);
 	if (!err && reply.status)
 		err = -(int)reply.status;
 	if (!err)
@@ -317,11 +330,35 @@ int ds_read(struct ds_proc *p, u64 ino, u32 index, u32 offset, u32 len,
 	};
 
 	ds_chunk_id(&req.id, ino, index);
-	return ds_read_call(p, AIFS_OP_CHUNK_READ, &req, sizeof(req), buf, len,
-			    data_len, version);
+	return ds_read_call_on(ds_conn_of(p), DS_CALL_MS, AIFS_OP_CHUNK_READ,
+			       &req, sizeof(req), buf, len, data_len, version);
 }
 
 u32 ds_ec_layout_gen = 1;
+
+int ds_ec_write_on(struct aifs_conn *conn, int timeout_ms,
+		   struct aifs_ec_write_req *req, u64 ino, u32 stripe,
+		   const void *data, u32 len)
+{
+	struct aifs_span part = { NULL, len };
+	u8 head[AIFS_EC_WRITE_REQ_SIZE];
+	struct aifs_reply reply = { 0 };
+	struct iovec iov[2];
+	int err;
+
+	ds_chunk_id(&req->id, ino, stripe);
+	err = aifs_encode_ec_write_req(head, sizeof(head), req, &part);
+	if (err < 0)
+		return err;
+	iov[0] = (struct iovec){ head, sizeof(head) };
+	iov[1] = (struct iovec){ (void *)data, len };
+	err = aifs_call(conn, AIFS_OP_EC_WRITE, iov, len ? 2 : 1, &reply,
+			timeout_ms);
+	if (!err)
+		err = -(int)reply.status;
+	aifs_reply_free(&reply);
+	return err;
+}
 
 int ds_ec_write(struct ds_proc *leader, u64 ino, u32 stripe,
 		const struct aifs_ec_group *g, u32 off, const void *data,
@@ -333,30 +370,21 @@ int ds_ec_write(struct ds_proc *leader, u64 ino, u32 stripe,
 		.layout_gen = cpu_to_le32(ds_ec_layout_gen),
 		.group = *g,
 	};
-	struct aifs_span part = { NULL, len };
-	u8 head[AIFS_EC_WRITE_REQ_SIZE];
-	struct aifs_reply reply = { 0 };
-	struct iovec iov[2];
-	int err;
 
-	ds_chunk_id(&req.id, ino, stripe);
-	err = aifs_encode_ec_write_req(head, sizeof(head), &req, &part);
-	if (err < 0)
-		return err;
-	if (!leader->conn)
-		ds_connect(leader);
-	iov[0] = (struct iovec){ head, sizeof(head) };
-	iov[1] = (struct iovec){ (void *)data, len };
-	err = aifs_call(leader->conn, AIFS_OP_EC_WRITE, iov, 2, &reply,
-			DS_CALL_MS);
-	if (!err)
-		err = -(int)reply.status;
-	aifs_reply_free(&reply);
-	return err;
+	return ds_ec_write_on(ds_conn_of(leader), DS_CALL_MS, &req, ino,
+			      stripe, data, len);
 }
 
 int ds_frag_read(struct ds_proc *p, u16 op, u64 ino, u32 stripe, u32 frag,
 		 const struct aifs_ec_group *g, u32 off, u32 len, void *buf)
+{
+	return ds_frag_read_on(ds_conn_of(p), DS_CALL_MS, op, ino, stripe,
+			       frag, g, off, len, buf);
+}
+
+int ds_frag_read_on(struct aifs_conn *conn, int timeout_ms, u16 op, u64 ino,
+		    u32 stripe, u32 frag, const struct aifs_ec_group *g,
+		    u32 off, u32 len, void *buf)
 {
 	struct aifs_ec_read_req ec = {
 		.offset = cpu_to_le32(off),
@@ -374,21 +402,52 @@ int ds_frag_read(struct ds_proc *p, u16 op, u64 ino, u32 stripe, u32 frag,
 		ec.group = *g;
 	memset(buf, 0, len);
 	if (op == AIFS_OP_EC_READ)
-		return ds_read_call(p, op, &ec, sizeof(ec), buf, len, NULL,
-				    NULL);
-	return ds_read_call(p, op, &chunk, sizeof(chunk), buf, len, NULL, NULL);
+		return ds_read_call_on(conn, timeout_ms, op, &ec, sizeof(ec),
+				       buf, len, NULL, NULL);
+	return ds_read_call_on(conn, timeout_ms, op, &chunk, sizeof(chunk),
+			       buf, len, NULL, NULL);
 }
 
 int ds_frag_stamp(struct ds_proc *p, u64 ino, u32 stripe, u32 frag,
 		  u64 *stamp)
+{
+	return ds_frag_stamp_on(ds_conn_of(p), DS_CALL_MS, ino, stripe, frag,
+				stamp);
+}
+
+int ds_frag_stamp_on(struct aifs_conn *conn, int timeout_ms, u64 ino,
+		     u32 stripe, u32 frag, u64 *stamp)
 {
 	struct aifs_chunk_read_req req = { .length = 0 };
 	u8 none;
 
 	ds_chunk_id(&req.id, ino, stripe);
 	req.id.fragment = cpu_to_le16(AIFS_EC_FRAGMENT(frag));
-	return ds_read_call(p, AIFS_OP_FRAG_READ, &req, sizeof(req), &none, 0,
-			    NULL, stamp);
+	return ds_read_call_on(conn, timeout_ms, AIFS_OP_FRAG_READ, &req,
+			       sizeof(req), &none, 0, NULL, stamp);
+}
+
+int ds_ec_verify_on(struct aifs_conn *conn, int timeout_ms, u64 ino,
+		    u32 stripe, const struct aifs_ec_group *g, u32 flags,
+		    struct aifs_ec_verify_rep *rep)
+{
+	struct aifs_ec_verify_req req = {
+		.flags = cpu_to_le32(flags),
+		.group = *g,
+	};
+	struct aifs_reply reply;
+	int err;
+
+	ds_chunk_id(&req.id, ino, stripe);
+	err = ds_request_on(conn, timeout_ms, AIFS_OP_EC_VERIFY, &req,
+			    sizeof(req), &reply);
+	if (!err && reply.status)
+		err = -(int)reply.status;
+	if (!err)
+		err = aifs_decode_ec_verify_rep(reply.payload, reply.len, rep,
+						NULL);
+	aifs_reply_free(&reply);
+	return err;
 }
 
 void ds_fill(void *buf, u32 len, u32 seed)

@@ -53,6 +53,12 @@ int ds_read(struct ds_proc *p, u64 ino, u32 index, u32 offset, u32 len,
 	    u64 min_version, void *buf, u32 *data_len, u64 *version);
 int ds_request(struct ds_proc *p, u16 opcode, const void *req, u32 len,
 	       struct aifs_reply *reply);
+/*
+ * The calls below with _on: on a connection of the caller's (a thread's
+ * own, say), waited for up to @timeout_ms, not on the harness's of @p.
+ */
+int ds_request_on(struct aifs_conn *conn, int timeout_ms, u16 opcode,
+		  const void *req, u32 len, struct aifs_reply *reply);
 void ds_fill(void *buf, u32 len, u32 seed);
 /*
  * EC_WRITE of @len bytes at @off of stripe @stripe's data to @leader,
@@ -63,14 +69,34 @@ int ds_ec_write(struct ds_proc *leader, u64 ino, u32 stripe,
 		const struct aifs_ec_group *g, u32 off, const void *data,
 		u32 len);
 /*
+ * EC_WRITE of @req (its offset, flags, layout generation and group; its
+ * id is made stripe @stripe of @ino here) with @len bytes of @data after
+ * it: none with AIFS_IO_ZERO (@req->rdma.len bytes of zeros).
+ */
+int ds_ec_write_on(struct aifs_conn *conn, int timeout_ms,
+		   struct aifs_ec_write_req *req, u64 ino, u32 stripe,
+		   const void *data, u32 len);
+/*
  * Fragment @frag of stripe @stripe, @len bytes at @off into @buf (zeros
  * past what came): CHUNK_READ from @p, or EC_READ (decoded) with @g.
  */
 int ds_frag_read(struct ds_proc *p, u16 op, u64 ino, u32 stripe, u32 frag,
 		 const struct aifs_ec_group *g, u32 off, u32 len, void *buf);
+int ds_frag_read_on(struct aifs_conn *conn, int timeout_ms, u16 op, u64 ino,
+		    u32 stripe, u32 frag, const struct aifs_ec_group *g,
+		    u32 off, u32 len, void *buf);
 /* The stripe stamp fragment @frag of stripe @stripe holds on @p. */
 int ds_frag_stamp(struct ds_proc *p, u64 ino, u32 stripe, u32 frag,
 		  u64 *stamp);
+int ds_frag_stamp_on(struct aifs_conn *conn, int timeout_ms, u64 ino,
+		     u32 stripe, u32 frag, u64 *stamp);
+/*
+ * EC_VERIFY of stripe @stripe of @ino with @flags (AIFS_EC_VERIFY_*) to
+ * a member of @g: 0 with what it compared and found in @rep, or -errno.
+ */
+int ds_ec_verify_on(struct aifs_conn *conn, int timeout_ms, u64 ino,
+		    u32 stripe, const struct aifs_ec_group *g, u32 flags,
+		    struct aifs_ec_verify_rep *rep);
 /* Path of a chunk's data file in @p's data_dir (found by its name). */
 int ds_chunk_file(struct ds_proc *p, u64 ino, u32 index, char *path,
 		  size_t size);
