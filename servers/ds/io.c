@@ -423,6 +423,12 @@ static int ds_write_begin(struct aifs_request *req, bool primary,
 
 	err = aifs_msg_decode(req->opcode, false, req->payload,
 			      req->payload_len, r, sizeof(*r), parts);
+	/*
+	 * an EC fragment is its stripe's leader's to write (FRAG_WRITE, with
+	 * the stripe's stamps): written straight, it would tear the stripe
+	 */
+	if (!err && r->id.fragment)
+		err = -EINVAL;
 	if (err)
 		return err;
 	*data = parts[0];

@@ -11,7 +11,8 @@
  * server is dead decodes what it needs and is read back decoded; a stripe
  * never written is a hole (ENOENT); a parity fragment decodes too (a
  * member rebuilding its own asks so); requests that make no sense are
- * refused (EINVAL).
+ * refused (EINVAL), a CHUNK_WRITE of a fragment straight to its server
+ * too (only the leader writes fragments: a client could tear a stripe).
  */
 #include <signal.h>
 #include <stdlib.h>
@@ -207,6 +208,13 @@ static void test_refused(void)
 	CHECK(!err && reply.status == EINVAL, "member twice: %d %u", err,
 	      reply.status);
 	aifs_reply_free(&reply);
+	/* the stripe's fragments are the leader's to write (FRAG_WRITE) */
+	memset(buf, 0x5a, CHUNK);
+	err = ds_write_frag(&ds_procs[K], INO, 0, K, buf, 4096);
+	CHECK(err == -EINVAL, "a CHUNK_WRITE of a parity fragment: %d", err);
+	err = ds_write_frag(&ds_procs[1], INO, 0, 1, buf, 4096);
+	CHECK(err == -EINVAL, "a CHUNK_WRITE of a data fragment: %d", err);
+	check_fragments("after CHUNK_WRITEs of fragments");
 }
 
 int main(void)

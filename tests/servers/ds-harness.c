@@ -212,10 +212,13 @@ int ds_request(struct ds_proc *p, u16 opcode, const void *req, u32 len,
 			     reply);
 }
 
-/* CHUNK_WRITE of @req, @len bytes of @data after it (none for zeros). */
+/*
+ * CHUNK_WRITE of @req, @len bytes of @data after it (none for zeros), to
+ * chunk @index of @ino (or EC fragment @frag of stripe @index, @frag >= 0).
+ */
 static int ds_write_call(struct ds_proc *p, struct aifs_chunk_write_req *req,
-			 u64 ino, u32 index, const u32 *replicas, int nr,
-			 const void *data, u32 len, u64 *version)
+			 u64 ino, u32 index, int frag, const u32 *replicas,
+			 int nr, const void *data, u32 len, u64 *version)
 {
 	struct aifs_span part = { NULL, len };
 	struct aifs_reply reply = { 0 };
@@ -227,6 +230,8 @@ static int ds_write_call(struct ds_proc *p, struct aifs_chunk_write_req *req,
 	req->chunk_size = cpu_to_le32(DS_TEST_CHUNK);
 	req->nr_replicas = cpu_to_le16(nr);
 	ds_chunk_id(&req->id, ino, index);
+	if (frag >= 0)
+		req->id.fragment = cpu_to_le16(AIFS_EC_FRAGMENT(frag));
 	for (i = 0; i < nr; i++)
 		req->replicas[i] = cpu_to_le32(replicas[i]);
 	err = aifs_encode_chunk_write_req(head, sizeof(head), req, &part);
@@ -259,8 +264,19 @@ int ds_write(struct ds_proc *p, u64 ino, u32 index, u32 offset,
 		.flags = cpu_to_le32(AIFS_IO_SYNC),
 	};
 
-	return ds_write_call(p, &req, ino, index, replicas, nr, data, len,
+	return ds_write_call(p, &req, ino, index, -1, replicas, nr, data, len,
 			     version);
+}
+
+int ds_write_frag(struct ds_proc *p, u64 ino, u32 stripe, u32 frag,
+		  const void *data, u32 len)
+{
+	struct aifs_chunk_write_req req = {
+		.flags = cpu_to_le32(AIFS_IO_SYNC),
+	};
+
+	return ds_write_call(p, &req, ino, stripe, frag, NULL, 0, data, len,
+			     NULL);
 }
 
 int ds_write_gen(struct ds_proc *p, u64 ino, u32 index, const void *data,
@@ -271,8 +287,8 @@ int ds_write_gen(struct ds_proc *p, u64 ino, u32 index, const void *data,
 		.layout_gen = cpu_to_le32(layout_gen),
 	};
 
-	return ds_write_call(p, &req, ino, index, replicas, nr, data, len,
-			     NULL);
+	return ds_write_call(p, &req, ino, index, -1, replicas, nr, data,
+			     len, NULL);
 }
 
 int ds_zero(struct ds_proc *p, u64 ino, u32 index, u32 offset, u32 len,
@@ -284,7 +300,7 @@ int ds_zero(struct ds_proc *p, u64 ino, u32 index, u32 offset, u32 len,
 		.rdma.len = cpu_to_le32(len),
 	};
 
-	return ds_write_call(p, &req, ino, index, replicas, nr, NULL, 0,
+	return ds_write_call(p, &req, ino, index, -1, replicas, nr, NULL, 0,
 			     version);
 }
 

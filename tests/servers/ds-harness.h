@@ -47,6 +47,9 @@ int ds_write(struct ds_proc *p, u64 ino, u32 index, u32 offset,
 int ds_write_gen(struct ds_proc *p, u64 ino, u32 index, const void *data,
 		 u32 len, const u32 *replicas, int nr, u32 layout_gen);
 /* CHUNK_WRITE with AIFS_IO_ZERO: @len bytes of zeros at @offset. */
+/* CHUNK_WRITE of EC fragment @frag of @stripe straight to @p (refused). */
+int ds_write_frag(struct ds_proc *p, u64 ino, u32 stripe, u32 frag,
+		  const void *data, u32 len);
 int ds_zero(struct ds_proc *p, u64 ino, u32 index, u32 offset, u32 len,
 	    const u32 *replicas, int nr, u64 *version);
 int ds_read(struct ds_proc *p, u64 ino, u32 index, u32 offset, u32 len,
