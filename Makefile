@@ -10,6 +10,8 @@
 #                     in the VM (Documentation/testing-tools.md); the
 #                     replica kill test on 1 GiB files; the nemesis tests
 #                     with 12 random seeds each (about 40 minutes)
+#   make kmod-matrix  aifs.ko against the host's kernel and Debian's 6.12 and
+#                     7.3 (their headers fetched once into build/kernels/)
 #   make bench        the benchmark suite: aifs, NFS and tmpfs side by side in one guest
 #                     boot (Documentation/performance.md);
 #                     QUICK=1 a short run, ONLY="read-bench ec-bench" others, ONLY=all
@@ -45,7 +47,7 @@ include servers/build.mk
 include bench/build.mk
 include tests/build.mk
 
-.PHONY: all kmod user fuzz asan test-kmods deps deps-demo test test-unit test-servers \
+.PHONY: all kmod kmod-matrix user fuzz asan test-kmods deps deps-demo test test-unit test-servers \
 	test-servers-asan test-vm test-faults test-long bench demo install clean vm-shell \
 	check-kernel-headers
 
@@ -58,7 +60,13 @@ check-kernel-headers:
 
 # W=1 and -Werror: the module builds with no warning at all.
 kmod: check-kernel-headers
+	@kmod/configure $(KDIR)
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod W=1 KCFLAGS=-Werror modules
+
+# aifs.ko against every kernel of scripts/kernels/kernels and the host's,
+# a line each (Documentation/kernel-client.md, "Kernels").
+kmod-matrix:
+	@scripts/kmod-matrix
 
 test-kmods: check-kernel-headers
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(TEST_KMODS) W=1 KCFLAGS=-Werror modules

@@ -55,7 +55,10 @@ static struct posix_acl *aifs_acl_from_value(struct inode *inode,
 	return acl;
 }
 
-/* ->get_acl: the VFS caches what this returns (get_acl()). */
+/*
+ * ->get_acl, or ->get_inode_acl where permission checks have one of
+ * their own (compat.h): the VFS caches what this returns.
+ */
 struct posix_acl *aifs_get_acl(struct inode *inode, int type, bool rcu)
 {
 	struct posix_acl *acl;
@@ -85,9 +88,10 @@ struct posix_acl *aifs_get_acl(struct inode *inode, int type, bool rcu)
  * keeps none that says no more than the mode; the reply's attributes
  * bring the mode, and the cache gets what the MDS kept.
  */
-int aifs_set_acl(struct user_namespace *mnt_userns, struct inode *inode,
+int aifs_set_acl(struct aifs_idmap *idmap, struct AIFS_ACL_FILE *file,
 		 struct posix_acl *acl, int type)
 {
+	struct inode *inode = aifs_acl_file_inode(file);
 	void *value = NULL;
 	size_t size = 0;
 	int err;

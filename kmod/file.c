@@ -22,7 +22,6 @@
 #include <linux/falloc.h>	/* after linux/types.h, which it needs */
 
 #include "internal.h"
-#include "compat.h"
 
 static u32 aifs_open_flags(const struct file *file)
 {
@@ -91,6 +90,7 @@ static int aifs_file_close_call(struct inode *inode,
 		.rep = &rep, .rep_size = sizeof(rep),
 		.once = true,
 	};
+	struct timespec64 mtime;
 	int err;
 
 	commit = commit &&
@@ -99,7 +99,8 @@ static int aifs_file_close_call(struct inode *inode,
 		req.flags = cpu_to_le32(AIFS_CLOSE_SIZE);
 		spin_lock(&inode->i_lock);
 		req.size = cpu_to_le64(i_size_read(inode));
-		aifs_ts_to_wire(&req.mtime, &inode->i_mtime);
+		mtime = aifs_inode_mtime(inode);
+		aifs_ts_to_wire(&req.mtime, &mtime);
 		spin_unlock(&inode->i_lock);
 	}
 	err = aifs_mds_call(inode->i_sb, &m);

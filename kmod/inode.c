@@ -47,7 +47,7 @@ int aifs_inode_cache_init(void)
 	aifs_inode_cachep = kmem_cache_create("aifs_inode_cache",
 					      sizeof(struct aifs_inode_info), 0,
 					      SLAB_RECLAIM_ACCOUNT |
-					      SLAB_MEM_SPREAD | SLAB_ACCOUNT,
+					      AIFS_SLAB_SPREAD | SLAB_ACCOUNT,
 					      aifs_inode_init_once);
 	return aifs_inode_cachep ? 0 : -ENOMEM;
 }
@@ -91,15 +91,13 @@ const struct inode_operations aifs_file_iops = {
 	.getattr	= aifs_getattr,
 	.setattr	= aifs_setattr,
 	.listxattr	= aifs_listxattr,
-	.get_acl	= aifs_get_acl,
-	.set_acl	= aifs_set_acl,
+	AIFS_ACL_IOPS(aifs_get_acl, aifs_set_acl),
 };
 
-static void aifs_ts_from_wire(struct timespec64 *ts,
-			      const struct aifs_timespec *w)
+static struct timespec64 aifs_ts_from_wire(const struct aifs_timespec *w)
 {
-	ts->tv_sec = (s64)le64_to_cpu(w->sec);
-	ts->tv_nsec = le32_to_cpu(w->nsec);
+	return (struct timespec64){ .tv_sec = (s64)le64_to_cpu(w->sec),
+				    .tv_nsec = le32_to_cpu(w->nsec) };
 }
 
 /* What the codec cannot know: limits of this kernel. */
@@ -146,6 +144,7 @@ int aifs_inode_update(struct inode *inode, const struct aifs_attr *attr)
 	struct aifs_inode_info *ai = AIFS_I(inode);
 	struct super_block *sb = inode->i_sb;
 	u32 mode = le32_to_cpu(attr->mode);
+	struct timespec64 mtime = aifs_ts_from_wire(&attr->mtime);
 	bool changed, written;
 	u32 timeout;
 	int err;
@@ -175,10 +174,9 @@ int aifs_inode_update(struct inode *inode, const struct aifs_attr *attr)
 	if (!written || ai->mds_size > i_size_read(inode))
 		i_size_write(inode, ai->mds_size);
 	inode->i_blocks = le64_to_cpu(attr->blocks);
-	aifs_ts_from_wire(&inode->i_atime, &attr->atime);
-	if (!written)
-		aifs_ts_from_wire(&inode->i_mtime, &attr->mtime);
-	aifs_ts_from_wire(&inode->i_ctime, &attr->ctime);
+	aifs_inode_set_times(inode, aifs_ts_from_wire(&attr->atime),
+			     written ? NULL : &mtime,
+			     aifs_ts_from_wire(&attr->ctime));
 	changed = ai->change != le64_to_cpu(attr->change);
 	if (changed)
 		inode->i_flags &= ~S_NOSEC;
@@ -335,7 +333,7 @@ int aifs_revalidate(struct inode *inode, bool force)
 	return err ?: aifs_inode_update(inode, &attr);
 }
 
-int aifs_getattr(struct user_namespace *mnt_userns, const struct path *path,
+int aifs_getattr(struct aifs_idmap *idmap, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags)
 {
 	struct inode *inode = d_inode(path->dentry);
@@ -347,7 +345,7 @@ int aifs_getattr(struct user_namespace *mnt_userns, const struct path *path,
 		if (err)
 			return err;
 	}
-	generic_fillattr(mnt_userns, inode, stat);
+	aifs_fillattr(idmap, request_mask, inode, stat);
 	if (AIFS_I(inode)->blksize)
 		stat->blksize = AIFS_I(inode)->blksize;
 	if ((request_mask & STATX_DIOALIGN) && S_ISREG(inode->i_mode)) {
@@ -394,7 +392,7 @@ static bool aifs_wrote_past_mds_size(struct inode *inode)
  * runs meanwhile; for a truncation, aifs_setattr() holds off stores
  * through a mapping too.
  */
-static int aifs_setattr_call(struct user_namespace *mnt_userns,
+static int aifs_setattr_call(struct aifs_idmap *idmap,
 			     struct dentry *dentry, struct iattr *iattr)
 {
 	struct inode *inode = d_inode(dentry);
@@ -413,7 +411,7 @@ static int aifs_setattr_call(struct user_namespace *mnt_userns,
 	u32 valid = 0;
 	int err;
 
-	err = setattr_prepare(mnt_userns, dentry, iattr);
+	err = setattr_prepare(idmap, dentry, iattr);
 	if (err)
 		return err;
 	if ((ia & ATTR_FORCE) && (ia & (ATTR_KILL_SUID | ATTR_KILL_SGID))) {
@@ -479,16 +477,16 @@ static int aifs_setattr_call(struct user_namespace *mnt_userns,
  * dirtied through a mapping in between could be written back after the
  * MDS cut the chunks, and bring old bytes back past the new size.
  */
-int aifs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+int aifs_setattr(struct aifs_idmap *idmap, struct dentry *dentry,
 		 struct iattr *iattr)
 {
 	struct address_space *mapping = d_inode(dentry)->i_mapping;
 	int err;
 
 	if (!(iattr->ia_valid & ATTR_SIZE))
-		return aifs_setattr_call(mnt_userns, dentry, iattr);
+		return aifs_setattr_call(idmap, dentry, iattr);
 	filemap_invalidate_lock(mapping);
-	err = aifs_setattr_call(mnt_userns, dentry, iattr);
+	err = aifs_setattr_call(idmap, dentry, iattr);
 	filemap_invalidate_unlock(mapping);
 	return err;
 }

@@ -27,6 +27,8 @@
 #include <aifs/aifs_codec.h>
 #include <aifs/aifs_genl.h>
 
+#include "compat.h"
+
 struct crypto_shash;
 struct aifs_dio;
 struct aifs_fs_info;
@@ -480,11 +482,11 @@ void aifs_folio_set_word(struct folio *folio, unsigned long word);
  */
 
 int aifs_write_begin(struct file *file, struct address_space *mapping,
-		     loff_t pos, unsigned int len, struct page **pagep,
-		     void **fsdata);
+		     loff_t pos, unsigned int len,
+		     struct aifs_write_page **pagep, void **fsdata);
 int aifs_write_end(struct file *file, struct address_space *mapping,
 		   loff_t pos, unsigned int len, unsigned int copied,
-		   struct page *page, void *fsdata);
+		   struct aifs_write_page *page, void *fsdata);
 int aifs_writepages(struct address_space *mapping,
 		    struct writeback_control *wbc);
 int aifs_launder_folio(struct folio *folio);
@@ -611,9 +613,9 @@ int aifs_inode_update(struct inode *inode, const struct aifs_attr *attr);
 int aifs_inode_update_own(struct inode *inode, const struct aifs_attr *attr);
 int aifs_getattr_call(struct super_block *sb, u64 ino, struct aifs_attr *attr);
 int aifs_revalidate(struct inode *inode, bool force);
-int aifs_getattr(struct user_namespace *mnt_userns, const struct path *path,
+int aifs_getattr(struct aifs_idmap *idmap, const struct path *path,
 		 struct kstat *stat, u32 request_mask, unsigned int flags);
-int aifs_setattr(struct user_namespace *mnt_userns, struct dentry *dentry,
+int aifs_setattr(struct aifs_idmap *idmap, struct dentry *dentry,
 		 struct iattr *attr);
 int aifs_open(struct inode *inode, struct file *file);
 void aifs_ts_to_wire(struct aifs_timespec *w, const struct timespec64 *ts);
@@ -664,7 +666,7 @@ ssize_t aifs_listxattr(struct dentry *dentry, char *list, size_t size);
  */
 
 struct posix_acl *aifs_get_acl(struct inode *inode, int type, bool rcu);
-int aifs_set_acl(struct user_namespace *mnt_userns, struct inode *inode,
+int aifs_set_acl(struct aifs_idmap *idmap, struct AIFS_ACL_FILE *file,
 		 struct posix_acl *acl, int type);
 
 /*

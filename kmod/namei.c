@@ -157,13 +157,13 @@ static int aifs_mknod_type(struct inode *dir, struct dentry *dentry,
 				       mode & S_IFMT);
 }
 
-static int aifs_mkdir(struct user_namespace *mnt_userns, struct inode *dir,
+static int aifs_mkdir(struct aifs_idmap *idmap, struct inode *dir,
 		      struct dentry *dentry, umode_t mode)
 {
 	return aifs_mknod_type(dir, dentry, AIFS_OP_MKDIR, S_IFDIR | mode, 0);
 }
 
-static int aifs_mknod(struct user_namespace *mnt_userns, struct inode *dir,
+static int aifs_mknod(struct aifs_idmap *idmap, struct inode *dir,
 		      struct dentry *dentry, umode_t mode, dev_t rdev)
 {
 	return aifs_mknod_type(dir, dentry, AIFS_OP_MKNOD, mode, rdev);
@@ -192,7 +192,7 @@ static void aifs_close_handle(struct inode *dir, const struct aifs_attr *attr,
 		pr_debug("CLOSE of inode %llu: %d\n", le64_to_cpu(attr->ino), err);
 }
 
-static int aifs_create(struct user_namespace *mnt_userns, struct inode *dir,
+static int aifs_create(struct aifs_idmap *idmap, struct inode *dir,
 		       struct dentry *dentry, umode_t mode, bool excl)
 {
 	struct aifs_create_rep *rep;
@@ -213,7 +213,7 @@ static int aifs_create(struct user_namespace *mnt_userns, struct inode *dir,
 	return err;
 }
 
-static int aifs_symlink(struct user_namespace *mnt_userns, struct inode *dir,
+static int aifs_symlink(struct aifs_idmap *idmap, struct inode *dir,
 			struct dentry *dentry, const char *target)
 {
 	struct aifs_symlink_req req = { .parent = cpu_to_le64(dir->i_ino) };
@@ -290,7 +290,7 @@ static int aifs_rmdir(struct inode *dir, struct dentry *dentry)
 	return aifs_remove(dir, dentry, AIFS_OP_RMDIR);
 }
 
-static int aifs_rename(struct user_namespace *mnt_userns,
+static int aifs_rename(struct aifs_idmap *idmap,
 		       struct inode *old_dir, struct dentry *old_dentry,
 		       struct inode *new_dir, struct dentry *new_dentry,
 		       unsigned int flags)
@@ -395,8 +395,7 @@ const struct inode_operations aifs_dir_iops = {
 	.getattr	= aifs_getattr,
 	.setattr	= aifs_setattr,
 	.listxattr	= aifs_listxattr,
-	.get_acl	= aifs_get_acl,
-	.set_acl	= aifs_set_acl,
+	AIFS_ACL_IOPS(aifs_get_acl, aifs_set_acl),
 };
 
 const struct inode_operations aifs_symlink_iops = {

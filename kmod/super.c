@@ -18,7 +18,6 @@
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/statfs.h>
-#include <asm/unaligned.h>
 
 #include "internal.h"
 

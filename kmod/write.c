@@ -609,10 +609,10 @@ static void aifs_write_zero_eof(struct folio *folio, loff_t size)
  * part ends the run before it (a range not from its start) or after it
  * (a range not to its end).
  */
-static int aifs_writepages_fill(struct page *page,
+static int aifs_writepages_fill(struct aifs_wb_page *page,
 				struct writeback_control *wbc, void *data)
 {
-	struct folio *folio = page_folio(page);
+	struct folio *folio = aifs_to_folio(page);
 	struct inode *inode = folio->mapping->host;
 	loff_t size = i_size_read(inode);
 	struct aifs_wb *wb = data;
@@ -936,8 +936,8 @@ static int aifs_write_prepare(struct folio *folio, loff_t pos,
 }
 
 int aifs_write_begin(struct file *file, struct address_space *mapping,
-		     loff_t pos, unsigned int len, struct page **pagep,
-		     void **fsdata)
+		     loff_t pos, unsigned int len,
+		     struct aifs_write_page **pagep, void **fsdata)
 {
 	struct folio *folio;
 	int err;
@@ -946,8 +946,9 @@ int aifs_write_begin(struct file *file, struct address_space *mapping,
 	folio = __filemap_get_folio(mapping, pos >> PAGE_SHIFT,
 				    FGP_LOCK | FGP_WRITE | FGP_CREAT | FGP_STABLE,
 				    mapping_gfp_mask(mapping));
-	if (!folio)
-		return -ENOMEM;
+	/* NULL until 6.4, an error pointer since */
+	if (IS_ERR_OR_NULL(folio))
+		return folio ? PTR_ERR(folio) : -ENOMEM;
 	err = folio_test_uptodate(folio) ? 0 :
 	      aifs_write_prepare(folio, pos, len);
 	if (err) {
@@ -955,15 +956,15 @@ int aifs_write_begin(struct file *file, struct address_space *mapping,
 		folio_put(folio);
 		return err;
 	}
-	*pagep = folio_file_page(folio, pos >> PAGE_SHIFT);
+	*pagep = aifs_write_page_of(folio, pos);
 	return 0;
 }
 
 int aifs_write_end(struct file *file, struct address_space *mapping,
 		   loff_t pos, unsigned int len, unsigned int copied,
-		   struct page *page, void *fsdata)
+		   struct aifs_write_page *page, void *fsdata)
 {
-	struct folio *folio = page_folio(page);
+	struct folio *folio = aifs_to_folio(page);
 	size_t start = offset_in_folio(folio, pos), end = start + copied;
 	size_t old_start, old_end;
 

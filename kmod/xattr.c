@@ -131,7 +131,7 @@ int aifs_setxattr_call(struct inode *inode, const char *name,
 }
 
 static int aifs_xattr_set(const struct xattr_handler *handler,
-			  struct user_namespace *mnt_userns,
+			  struct aifs_idmap *idmap,
 			  struct dentry *unused, struct inode *inode,
 			  const char *suffix, const void *value, size_t size,
 			  int flags)
@@ -244,7 +244,7 @@ static int aifs_layout_send(struct inode *inode, const void *value,
  * file, checked by the MDS; the file's open layout follows it.
  */
 static int aifs_layout_xattr_set(const struct xattr_handler *handler,
-				 struct user_namespace *mnt_userns,
+				 struct aifs_idmap *idmap,
 				 struct dentry *unused, struct inode *inode,
 				 const char *suffix, const void *value,
 				 size_t size, int flags)
@@ -258,7 +258,7 @@ static int aifs_layout_xattr_set(const struct xattr_handler *handler,
  * new layout by its data servers once it is done (EREMCHG).
  */
 static int aifs_archive_xattr_set(const struct xattr_handler *handler,
-				  struct user_namespace *mnt_userns,
+				  struct aifs_idmap *idmap,
 				  struct dentry *unused, struct inode *inode,
 				  const char *suffix, const void *value,
 				  size_t size, int flags)
@@ -298,8 +298,7 @@ static const struct xattr_handler aifs_security_xattr_handler = {
 };
 
 const struct xattr_handler *aifs_xattr_handlers[] = {
-	&posix_acl_access_xattr_handler,
-	&posix_acl_default_xattr_handler,
+	AIFS_ACL_XATTR_HANDLERS
 	&aifs_user_xattr_handler,
 	&aifs_trusted_xattr_handler,
 	&aifs_security_xattr_handler,

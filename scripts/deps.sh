@@ -10,6 +10,9 @@ PACKAGES=(
 	# build
 	build-essential pkg-config clang libclang-rt-14-dev sparse
 	linux-headers-amd64 kmod
+	# the kernels of make kmod-matrix (scripts/kernels/fetch): pahole makes
+	# the BTF of modules for kernels whose headers ship a vmlinux (6.12)
+	dwarves
 	# userspace libraries
 	liblmdb-dev lmdb-utils libjerasure-dev libgf-complete-dev
 	libnl-3-dev libnl-genl-3-dev libinih-dev libmicrohttpd-dev libjson-c-dev

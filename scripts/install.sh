@@ -109,30 +109,21 @@ install_docs()
 	done
 }
 
-# The module's source as kmod/Makefile expects it: kmod/ next to
-# libproto/ (kmod/proto.c includes ../libproto/proto.c, and kbuild gets
-# -I$(src)/../libproto/include).  Only what kbuild compiles is copied, so
-# a tree with build products in it stages clean.
+# The module's source (scripts/kmod-tree) and its dkms.conf.
 install_dkms_tree()
 {
-	local dst=$destdir$srcdir f
+	local dst=$destdir$srcdir
 
-	rm -rf "$dst"
-	install -d -m 755 "$dst/kmod" "$dst/libproto/include/aifs"
-	for f in "$TOP"/kmod/Makefile "$TOP"/kmod/*.[ch]; do
-		case $f in *.mod.c) continue ;; esac
-		install -m 644 "$f" "$dst/kmod/"
-	done
-	install -m 644 "$TOP/libproto/proto.c" "$dst/libproto/"
-	install -m 644 "$TOP"/libproto/include/aifs/*.h \
-		"$dst/libproto/include/aifs/"
+	"$TOP/scripts/kmod-tree" "$dst"
 	# DKMS builds in its copy of this tree, $dkms_tree/aifs/VERSION/build,
 	# for the kernel of $kernel_source_dir.  It runs MAKE with
 	# KERNELRELEASE=<kernel> added, which kmod/Makefile takes for kbuild
-	# reading it: so kbuild is called straight, on the kmod/ subdirectory.
+	# reading it: so kbuild is called straight, on the kmod/ subdirectory,
+	# after kmod/configure probed that kernel's headers.
 	cat >"$dst/dkms.conf" <<EOF
 PACKAGE_NAME="aifs"
 PACKAGE_VERSION="$version"
+PRE_BUILD="kmod/configure \${kernel_source_dir}"
 MAKE[0]="make -C \${kernel_source_dir} M=\${dkms_tree}/\${module}/\${module_version}/build/kmod modules"
 CLEAN="make -C \${kernel_source_dir} M=\${dkms_tree}/\${module}/\${module_version}/build/kmod clean"
 BUILT_MODULE_NAME[0]="aifs"

@@ -83,8 +83,13 @@ for obj in $(sed -n '/^aifs-y/,/^[^\t]/p' kmod/Makefile |
 		grep -o '[a-z_]*\.o'); do
 	expect_file "/usr/src/aifs-$version/kmod/${obj%.o}.c"
 done
-for f in libproto/proto.c libproto/include/aifs/*.h kmod/*.h kmod/Makefile; do
+for f in libproto/proto.c libproto/include/aifs/*.h kmod/*.h kmod/Makefile \
+	 kmod/configure kmod/probes/*.c; do
+	[ "$f" != kmod/aifs_config.h ] || continue	# made for this host only
 	cmp -s "$f" "$src/$f" || bad "DKMS tree: $f missing or different"
 done
+[ ! -e "$src/kmod/aifs_config.h" ] || bad "DKMS tree: the host's kmod/aifs_config.h"
+grep -q '^PRE_BUILD="kmod/configure ${kernel_source_dir}"$' "$src/dkms.conf" ||
+	bad "dkms.conf: no kmod/configure before the build"
 [ $status = 0 ] && echo "staged aifs $version: $(find "$dest" -type f | wc -l) files"
 exit $status
