@@ -20,7 +20,7 @@ skip()
 # does not load what it depends on (libcrc32c), so modprobe that first.
 load_aifs()
 {
-	local ko=$AIFS_TOP/kmod/aifs.ko deps
+	local ko=$AIFS_KMOD_TREE/kmod/aifs.ko deps
 	grep -q '^aifs ' /proc/modules && return
 	deps=$(modinfo -F depends "$ko")
 	[ -z "$deps" ] || modprobe -a ${deps//,/ }

@@ -1,2 +1,2 @@
 # Exits 0 but makes the kernel WARN: the harness must say FAIL.
-insmod "$AIFS_TOP/tests/harness/kmod/aifs_selftest.ko" warn=1
+insmod "$AIFS_KMOD_TREE/tests/harness/kmod/aifs_selftest.ko" warn=1

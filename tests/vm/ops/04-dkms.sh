@@ -106,7 +106,7 @@ modprobe aifs || fail "modprobe aifs"
 want=$(build_id "$ko")
 [ -n "$want" ] || fail "no build id in $ko"
 assert_eq "$(loaded_build_id)" "$want" "build id of the loaded module"
-[ "$want" != "$(build_id "$AIFS_TOP/kmod/aifs.ko")" ] ||
+[ "$want" != "$(build_id "$AIFS_KMOD_TREE/kmod/aifs.ko")" ] ||
 	fail "DKMS's module has the build id of kmod/aifs.ko: cannot tell them apart"
 
 start_cluster 7400

@@ -26,7 +26,7 @@ cycle()
 	local i
 	# the modules aifs needs stay loaded: insmod alone is enough
 	for i in $(seq "$1"); do
-		insmod "$AIFS_TOP/kmod/aifs.ko"
+		insmod "$AIFS_KMOD_TREE/kmod/aifs.ko"
 		mount -t aifs -o "$(with_transport secret=$AIFS_SECRET \
 			read_ahead_kb=$((i % 4 * 64 + 64)))" "$AIFS_ADDR:/" /mnt/a
 		assert_eq "$(piece /mnt/a/f | sha256sum)" "$want" "cycle $i"

@@ -19,7 +19,7 @@ cycle()
 	local i
 	# the modules aifs needs stay loaded: insmod alone is enough
 	for i in $(seq "$1"); do
-		insmod "$AIFS_TOP/kmod/aifs.ko"
+		insmod "$AIFS_KMOD_TREE/kmod/aifs.ko"
 		mount -t aifs -o "$(with_transport secret=$AIFS_SECRET)" \
 			"$AIFS_ADDR:/" /mnt/a
 		dd if="$src" of=/mnt/a/f bs=64k seek=$((4 * MiB - 256 * 1024)) \

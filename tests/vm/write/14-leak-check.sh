@@ -6,7 +6,7 @@
 # themselves: module/04, read/07, write/06.)
 . "$AIFS_TOP/tests/vm/lib.sh"
 
-ko=$AIFS_TOP/tests/harness/kmod/aifs_selftest.ko
+ko=$AIFS_KMOD_TREE/tests/harness/kmod/aifs_selftest.ko
 [ -f "$ko" ] || skip "aifs_selftest.ko not built (make test-kmods)"
 
 leaky()
