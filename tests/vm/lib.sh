@@ -651,7 +651,13 @@ slab_callers()
 # without a purge).  Nor filp: the module opens no file and holds none,
 # a file on the mount left open keeps it busy (the umount fails), and
 # the guest's processes open files at their own pace (read/07 saw filp
-# grow by 16 in a minute of rest with the module unloaded).
+# grow by 16 in a minute of rest with the module unloaded).  Nor the
+# memory maps of processes (vm_area_struct, anon_vma, anon_vma_chain):
+# only a process maps memory and its exit frees the maps; aifs.ko takes
+# no reference on a process or its mm, so these move with the servers
+# and shells in the guest (module/04 once saw anon_vma_chain grow by one
+# a mount, 94 of them still there after a minute of rest, while the
+# same run on 6.12 and three quiet and busy reruns saw no growth).
 expect_no_slab_leak()
 {
 	local n=${2:-9} windows=${3:-4} dir w leaks cache counting=0 t
@@ -672,7 +678,7 @@ expect_no_slab_leak()
 		{ w = FILENAME + 0; count[$1, w] = $2; caches[$1] = 1 }
 		END {
 			for (c in caches) {
-				if (c ~ /^(tw_sock_TCP|tcp_bind2?_bucket|vmap_area$|filp$)/)
+				if (c ~ /^(tw_sock_TCP|tcp_bind2?_bucket|vmap_area$|filp$|vm_area_struct$|anon_vma)/)
 					continue
 				total = count[c, windows] - count[c, 0]
 				steady = total * 2 >= windows * n
