@@ -48,8 +48,8 @@ static struct posix_acl *aifs_acl_from_value(struct inode *inode,
 		acl = ERR_PTR(-EINVAL);
 	}
 	if (IS_ERR(acl) && PTR_ERR(acl) != -ENOMEM) {
-		pr_warn_ratelimited("malformed ACL of inode %lu from the server\n",
-				    inode->i_ino);
+		pr_warn_ratelimited("malformed ACL of inode %llu from the server\n",
+				    (u64)inode->i_ino);
 		return ERR_PTR(-EIO);
 	}
 	return acl;
@@ -97,16 +97,11 @@ int aifs_set_acl(struct aifs_idmap *idmap, struct AIFS_ACL_FILE *file,
 	int err;
 
 	if (acl) {
-		size = posix_acl_xattr_size(acl->a_count);
-		if (size > AIFS_XATTR_SIZE_MAX)
+		if (posix_acl_xattr_size(acl->a_count) > AIFS_XATTR_SIZE_MAX)
 			return -E2BIG;
-		value = kmalloc(size, GFP_KERNEL);
-		if (!value)
-			return -ENOMEM;
-		err = posix_acl_to_xattr(inode->i_sb->s_user_ns, acl, value,
-					 size);
-		if (err < 0)
-			goto out;
+		value = aifs_acl_to_xattr(inode->i_sb->s_user_ns, acl, &size);
+		if (IS_ERR(value))
+			return PTR_ERR(value);
 	}
 	err = aifs_setxattr_call(inode, aifs_acl_name(type), value, size, 0);
 	if (!acl && err == -ENODATA)

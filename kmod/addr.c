@@ -331,8 +331,8 @@ static int aifs_chunk_read(struct aifs_read_sub *sub, struct aifs_conn *conn,
 	else
 		got = aifs_read_rep_data(rreq, &rep, off, sub->len, reg);
 	if (got < 0) {
-		pr_warn_ratelimited("malformed CHUNK_READ reply for %lu:%u\n",
-				    rreq->inode->i_ino, index);
+		pr_warn_ratelimited("malformed CHUNK_READ reply for %llu:%u\n",
+				    (u64)rreq->inode->i_ino, index);
 		return -EPROTO;
 	}
 	if (reg)
@@ -452,9 +452,9 @@ static int aifs_read_from(struct aifs_read_sub *sub,
 	rounds->moved |= err == -EREMCHG;
 	/* aifs_data_conn() logs why it has no connection; a new layout is no failure */
 	if (!IS_ERR(conn) && err != -EREMCHG)
-		pr_warn_ratelimited("%s %lu:%u.%u from data server %u: %pe\n",
+		pr_warn_ratelimited("%s %llu:%u.%u from data server %u: %pe\n",
 				    ec ? "decoding fragment" : "chunk",
-				    rreq->inode->i_ino, index, frag,
+				    (u64)rreq->inode->i_ino, index, frag,
 				    le32_to_cpu(id), ERR_PTR(err));
 	return err;
 }
@@ -506,8 +506,8 @@ static int aifs_read_sub_ec(struct aifs_read_sub *sub,
 		if (!err || err == -ESHUTDOWN)
 			return err;
 	}
-	pr_warn_ratelimited("no data server decoded fragment %lu:%u.%u (%d)\n",
-			    sub->rreq->inode->i_ino, stripe, frag, err);
+	pr_warn_ratelimited("no data server decoded fragment %llu:%u.%u (%d)\n",
+			    (u64)sub->rreq->inode->i_ino, stripe, frag, err);
 	return -EIO;
 }
 
@@ -544,8 +544,8 @@ static int aifs_read_sub_round(struct aifs_read_sub *sub,
 	}
 	if (hole)
 		return aifs_read_hole(sub);
-	pr_warn_ratelimited("no data server answered for chunk %lu:%u (%d)\n",
-			    rreq->inode->i_ino, index, err);
+	pr_warn_ratelimited("no data server answered for chunk %llu:%u (%d)\n",
+			    (u64)rreq->inode->i_ino, index, err);
 	return -EIO;
 }
 

@@ -12,11 +12,14 @@
 #ifndef _AIFS_COMPAT_H
 #define _AIFS_COMPAT_H
 
+#include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/net.h>
 #include <linux/pagemap.h>
 #include <linux/posix_acl_xattr.h>
 #include <linux/slab.h>
+#include <linux/socket.h>
 #include <linux/splice.h>
 #include <linux/writeback.h>
 #include <linux/xattr.h>
@@ -120,11 +123,12 @@ static inline void aifs_inode_set_times(struct inode *inode,
 
 /*
  * ->write_begin hands back and ->write_end takes a folio, or before a
- * page of it: "struct aifs_write_page *". write_cache_pages() hands its
- * callback a folio, or a page: "struct aifs_wb_page *". aifs_to_folio()
- * turns either into its folio.
+ * page of it: "struct aifs_write_page *"; both are told the kiocb of the
+ * write, or before its file: "AIFS_WRITE_CALLER *" (aifs uses neither).
+ * The callback of write_cache_pages() takes a folio, or a page: "struct
+ * aifs_wb_page *". aifs_to_folio() turns either into its folio.
  */
-#ifdef HAVE_WRITE_BEGIN_FOLIO
+#if defined(HAVE_WRITE_BEGIN_FOLIO) || defined(HAVE_WRITE_BEGIN_KIOCB)
 #define aifs_write_page		folio
 
 /* What ->write_begin hands back for @folio, written at @pos. */
@@ -141,14 +145,181 @@ static inline struct page *aifs_write_page_of(struct folio *folio, loff_t pos)
 }
 #endif
 
-#ifdef HAVE_WRITEPAGE_FOLIO
+#ifdef HAVE_WRITE_BEGIN_KIOCB
+#define AIFS_WRITE_CALLER	const struct kiocb
+#else
+#define AIFS_WRITE_CALLER	struct file
+#endif
+
+#if defined(HAVE_WRITEPAGE_FOLIO) || defined(HAVE_WRITEBACK_ITER)
 #define aifs_wb_page		folio
 #else
 #define aifs_wb_page		page
 #endif
 
+/*
+ * @fill on each dirty folio of @mapping that @wbc asks for, locked and
+ * to be unlocked by @fill: through writeback_iter() where the kernel has
+ * it (write_cache_pages() is gone after 6.12), else write_cache_pages().
+ */
+static inline int aifs_write_cache_pages(struct address_space *mapping,
+					 struct writeback_control *wbc,
+					 int (*fill)(struct aifs_wb_page *,
+						     struct writeback_control *,
+						     void *),
+					 void *data)
+{
+#ifdef HAVE_WRITEBACK_ITER
+	struct folio *folio = NULL;
+	int err = 0;
+
+	while ((folio = writeback_iter(mapping, wbc, folio, &err)))
+		err = fill(folio, wbc, data);
+	return err;
+#else
+	return write_cache_pages(mapping, wbc, fill, data);
+#endif
+}
+
 #define aifs_to_folio(p)						\
 	_Generic((p),							\
 		 struct page * : page_folio((struct page *)(p)),	\
 		 struct folio * : (struct folio *)(p))
+
+/*
+ * @acl in the xattr format, in a buffer for kfree() whose size goes to
+ * @sizep; posix_acl_to_xattr() allocates it itself after 6.12.
+ */
+static inline void *aifs_acl_to_xattr(struct user_namespace *ns,
+				      const struct posix_acl *acl,
+				      size_t *sizep)
+{
+	void *value;
+#ifdef HAVE_POSIX_ACL_TO_XATTR_ALLOC
+	value = posix_acl_to_xattr(ns, acl, sizep, GFP_KERNEL);
+	return value ?: ERR_PTR(-ENOMEM);
+#else
+	int err;
+
+	*sizep = posix_acl_xattr_size(acl->a_count);
+	value = kmalloc(*sizep, GFP_KERNEL);
+	if (!value)
+		return ERR_PTR(-ENOMEM);
+	err = posix_acl_to_xattr(ns, acl, value, *sizep);
+	if (err < 0) {
+		kfree(value);
+		return ERR_PTR(err);
+	}
+	return value;
+#endif
+}
+
+/*
+ * ->mkdir hands back the dentry it made when not the one it was given
+ * (after 6.12), NULL for that one; before, an error number.
+ * AIFS_MKDIR(op, fn) defines the operation @op over fn(dir, dentry,
+ * mode), which returns 0 or an error.
+ */
+#ifdef HAVE_MKDIR_DENTRY
+#define AIFS_MKDIR(op, fn)						\
+static struct dentry *op(struct mnt_idmap *idmap, struct inode *dir,	\
+			 struct dentry *dentry, umode_t mode)		\
+{									\
+	return ERR_PTR(fn(dir, dentry, mode));				\
+}
+#else
+#define AIFS_MKDIR(op, fn)						\
+static int op(struct aifs_idmap *idmap, struct inode *dir,		\
+	      struct dentry *dentry, umode_t mode)			\
+{									\
+	return fn(dir, dentry, mode);					\
+}
+#endif
+
+/*
+ * ->create is told whether the open asked for O_EXCL; after 6.12 it is
+ * not, and the create is exclusive (Documentation/kernel-client.md,
+ * "Kernels"). AIFS_CREATE(op, fn) defines the operation @op over
+ * fn(dir, dentry, mode, excl).
+ */
+#ifdef HAVE_CREATE_WITHOUT_EXCL
+#define AIFS_CREATE(op, fn)						\
+static int op(struct mnt_idmap *idmap, struct inode *dir,		\
+	      struct dentry *dentry, umode_t mode)			\
+{									\
+	return fn(dir, dentry, mode, true);				\
+}
+#else
+#define AIFS_CREATE(op, fn)						\
+static int op(struct aifs_idmap *idmap, struct inode *dir,		\
+	      struct dentry *dentry, umode_t mode, bool excl)		\
+{									\
+	return fn(dir, dentry, mode, excl);				\
+}
+#endif
+
+/* Whether @inode, from iget5_locked(), is new and still to be filled. */
+static inline bool aifs_inode_is_new(struct inode *inode)
+{
+#ifdef HAVE_INODE_STATE_ACCESSORS
+	return inode_state_read_once(inode) & I_NEW;
+#else
+	return inode->i_state & I_NEW;
+#endif
+}
+
+static inline void aifs_set_default_d_op(struct super_block *sb,
+					 const struct dentry_operations *ops)
+{
+#ifdef HAVE_SET_DEFAULT_D_OP
+	set_default_d_op(sb, ops);
+#else
+	sb->s_d_op = ops;
+#endif
+}
+
+/* The address kernel_connect() takes. */
+#ifdef HAVE_SOCKADDR_UNSIZED
+#define aifs_sockaddr		sockaddr_unsized
+#else
+#define aifs_sockaddr		sockaddr
+#endif
+
+/*
+ * ->d_revalidate is told the directory and a name a rename cannot change
+ * under it (after 6.12); before, only the dentry, whose parent it takes
+ * and whose name it copies. AIFS_D_REVALIDATE(op, known, ask) defines
+ * the operation @op over two steps: known(dentry, flags) answers what it
+ * can without the server (1 valid, 0 not, -ECHILD for a walk under RCU)
+ * or AIFS_D_ASK; ask(dentry, dir_ino, name) asks the server.
+ */
+#define AIFS_D_ASK		2
+
+#ifdef HAVE_D_REVALIDATE_DIR
+#define AIFS_D_REVALIDATE(op, known, ask)				\
+static int op(struct inode *dir, const struct qstr *name,		\
+	      struct dentry *dentry, unsigned int flags)		\
+{									\
+	int ret = known(dentry, flags);					\
+									\
+	return ret != AIFS_D_ASK ? ret : ask(dentry, dir->i_ino, name);	\
+}
+#else
+#define AIFS_D_REVALIDATE(op, known, ask)				\
+static int op(struct dentry *dentry, unsigned int flags)		\
+{									\
+	struct name_snapshot name;					\
+	struct dentry *parent;						\
+	int ret = known(dentry, flags);					\
+									\
+	if (ret != AIFS_D_ASK)						\
+		return ret;						\
+	parent = dget_parent(dentry);					\
+	take_dentry_name_snapshot(&name, dentry);			\
+	ret = ask(dentry, d_inode(parent)->i_ino, &name.name);		\
+	release_dentry_name_snapshot(&name);				\
+	dput(parent);							\
+	return ret;							\
+}
+#endif
 #endif /* _AIFS_COMPAT_H */

@@ -20,12 +20,13 @@ void aifs_dentry_set_expiry(struct dentry *dentry)
 	WRITE_ONCE(dentry->d_time, jiffies + t * HZ);
 }
 
-static int aifs_d_revalidate(struct dentry *dentry, unsigned int flags)
+/*
+ * Whether @dentry is still good without asking the MDS: 1 yes, 0 no,
+ * -ECHILD to be asked again outside an RCU walk, else AIFS_D_ASK.
+ */
+static int aifs_d_known(struct dentry *dentry, unsigned int flags)
 {
 	struct inode *inode = d_inode_rcu(dentry);
-	struct aifs_entry_rep rep;
-	struct dentry *parent;
-	int err;
 
 	if (IS_ROOT(dentry))
 		return 1;
@@ -35,13 +36,19 @@ static int aifs_d_revalidate(struct dentry *dentry, unsigned int flags)
 		return 1;
 	if (flags & LOOKUP_RCU)
 		return -ECHILD;
+	return AIFS_D_ASK;
+}
 
-	parent = dget_parent(dentry);
-	err = aifs_name_call(dentry->d_sb, d_inode(parent)->i_ino,
-			     AIFS_OP_LOOKUP,
-			     (struct aifs_span){ dentry->d_name.name,
-						 dentry->d_name.len }, &rep);
-	dput(parent);
+/* Whether @name in directory @dir_ino still names @dentry's inode. */
+static int aifs_d_ask(struct dentry *dentry, u64 dir_ino,
+		      const struct qstr *name)
+{
+	struct inode *inode = d_inode(dentry);
+	struct aifs_entry_rep rep;
+	int err;
+
+	err = aifs_name_call(dentry->d_sb, dir_ino, AIFS_OP_LOOKUP,
+			     (struct aifs_span){ name->name, name->len }, &rep);
 	if (err == -ENOENT)
 		err = inode ? 0 : 1;
 	else if (!err && (!inode || le64_to_cpu(rep.attr.ino) != inode->i_ino ||
@@ -54,6 +61,8 @@ static int aifs_d_revalidate(struct dentry *dentry, unsigned int flags)
 		aifs_dentry_set_expiry(dentry);
 	return err;
 }
+
+AIFS_D_REVALIDATE(aifs_d_revalidate, aifs_d_known, aifs_d_ask)
 
 const struct dentry_operations aifs_dentry_ops = {
 	.d_revalidate	= aifs_d_revalidate,

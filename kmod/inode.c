@@ -123,8 +123,8 @@ static int aifs_attr_check_local(struct super_block *sb,
 static void aifs_set_stale(struct inode *inode)
 {
 	if (!test_and_set_bit(AIFS_I_STALE, &AIFS_I(inode)->flags))
-		pr_warn_ratelimited("inode %lu changed type on the server, now stale\n",
-				    inode->i_ino);
+		pr_warn_ratelimited("inode %llu changed type on the server, now stale\n",
+				    (u64)inode->i_ino);
 }
 
 /**
@@ -278,10 +278,10 @@ struct inode *aifs_iget(struct super_block *sb, const struct aifs_attr *attr)
 			     aifs_iget_test, aifs_iget_set, (void *)attr);
 	if (!inode)
 		return ERR_PTR(-ENOMEM);
-	if (inode->i_state & I_NEW)
+	if (aifs_inode_is_new(inode))
 		aifs_inode_set_ops(inode, attr);
 	err = aifs_inode_update(inode, attr);
-	if (inode->i_state & I_NEW) {
+	if (aifs_inode_is_new(inode)) {
 		if (err) {
 			iget_failed(inode);
 			return ERR_PTR(err);

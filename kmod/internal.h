@@ -481,10 +481,10 @@ void aifs_folio_set_word(struct folio *folio, unsigned long word);
  * write.c
  */
 
-int aifs_write_begin(struct file *file, struct address_space *mapping,
+int aifs_write_begin(AIFS_WRITE_CALLER *caller, struct address_space *mapping,
 		     loff_t pos, unsigned int len,
 		     struct aifs_write_page **pagep, void **fsdata);
-int aifs_write_end(struct file *file, struct address_space *mapping,
+int aifs_write_end(AIFS_WRITE_CALLER *caller, struct address_space *mapping,
 		   loff_t pos, unsigned int len, unsigned int copied,
 		   struct aifs_write_page *page, void *fsdata);
 int aifs_writepages(struct address_space *mapping,

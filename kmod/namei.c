@@ -157,11 +157,13 @@ static int aifs_mknod_type(struct inode *dir, struct dentry *dentry,
 				       mode & S_IFMT);
 }
 
-static int aifs_mkdir(struct aifs_idmap *idmap, struct inode *dir,
-		      struct dentry *dentry, umode_t mode)
+static int aifs_make_dir(struct inode *dir, struct dentry *dentry,
+			 umode_t mode)
 {
 	return aifs_mknod_type(dir, dentry, AIFS_OP_MKDIR, S_IFDIR | mode, 0);
 }
+
+AIFS_MKDIR(aifs_mkdir, aifs_make_dir)
 
 static int aifs_mknod(struct aifs_idmap *idmap, struct inode *dir,
 		      struct dentry *dentry, umode_t mode, dev_t rdev)
@@ -192,8 +194,8 @@ static void aifs_close_handle(struct inode *dir, const struct aifs_attr *attr,
 		pr_debug("CLOSE of inode %llu: %d\n", le64_to_cpu(attr->ino), err);
 }
 
-static int aifs_create(struct aifs_idmap *idmap, struct inode *dir,
-		       struct dentry *dentry, umode_t mode, bool excl)
+static int aifs_create_file(struct inode *dir, struct dentry *dentry,
+			    umode_t mode, bool excl)
 {
 	struct aifs_create_rep *rep;
 	int err;
@@ -212,6 +214,8 @@ static int aifs_create(struct aifs_idmap *idmap, struct inode *dir,
 	kfree(rep);
 	return err;
 }
+
+AIFS_CREATE(aifs_create, aifs_create_file)
 
 static int aifs_symlink(struct aifs_idmap *idmap, struct inode *dir,
 			struct dentry *dentry, const char *target)

@@ -20,6 +20,7 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 
+#include "compat.h"
 #include "transport.h"
 
 /**
@@ -68,7 +69,8 @@ static struct aifs_xprt *aifs_tcp_connect(struct net *net,
 	/* bounds the blocking connect below; send() sets it per call */
 	sk->sk_sndtimeo = timeout;
 
-	err = kernel_connect(tcp->sock, (struct sockaddr *)addr, addrlen, 0);
+	err = kernel_connect(tcp->sock, (struct aifs_sockaddr *)addr, addrlen,
+			     0);
 	switch (err) {
 	case 0:
 		return &tcp->xprt;

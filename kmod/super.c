@@ -173,7 +173,7 @@ static int aifs_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_blocksize_bits = PAGE_SHIFT;
 	sb->s_maxbytes = MAX_LFS_FILESIZE;
 	sb->s_time_gran = 1;
-	sb->s_d_op = &aifs_dentry_ops;
+	aifs_set_default_d_op(sb, &aifs_dentry_ops);
 	sb->s_xattr = aifs_xattr_handlers;
 	/* ACLs: the MDS's, checked by the VFS too (acl.c) */
 	sb->s_flags |= SB_POSIXACL;

@@ -292,8 +292,8 @@ static int aifs_chunk_write(struct aifs_write_req *wreq, struct aifs_conn *conn,
 	if (aifs_msg_decode(op, true, buf, ret, &rep, sizeof(rep), NULL) ||
 	    le32_to_cpu(rep.length) != wreq->len ||
 	    (!zero && !rep.version && op != AIFS_OP_EC_WRITE)) {
-		pr_warn_ratelimited("malformed write reply for %lu:%u\n",
-				    wreq->inode->i_ino, index);
+		pr_warn_ratelimited("malformed write reply for %llu:%u\n",
+				    (u64)wreq->inode->i_ino, index);
 		return -EPROTO;
 	}
 	if (!zero)
@@ -351,13 +351,13 @@ static int aifs_write_round(struct aifs_write_req *wreq,
 		rounds->down |= err == -EHOSTDOWN;
 		/* aifs_data_conn() logs why it has no connection */
 		if (!IS_ERR(conn))
-			pr_warn_ratelimited("write of chunk %lu:%u to data server %u: %pe\n",
-					    wreq->inode->i_ino, index,
+			pr_warn_ratelimited("write of chunk %llu:%u to data server %u: %pe\n",
+					    (u64)wreq->inode->i_ino, index,
 					    le32_to_cpu(group[first]),
 					    ERR_PTR(err));
 	}
-	pr_warn_ratelimited("write of chunk %lu:%u failed (%d)\n",
-			    wreq->inode->i_ino, index, err);
+	pr_warn_ratelimited("write of chunk %llu:%u failed (%d)\n",
+			    (u64)wreq->inode->i_ino, index, err);
 	return err;
 }
 
@@ -656,11 +656,11 @@ int aifs_writepages(struct address_space *mapping,
 	int err;
 
 	wb.err = aifs_layout_get(inode, &wb.layout);
-	err = write_cache_pages(mapping, wbc, aifs_writepages_fill, &wb);
+	err = aifs_write_cache_pages(mapping, wbc, aifs_writepages_fill, &wb);
 	aifs_wb_flush(&wb);
 	if (wb.err) {
-		pr_warn_ratelimited("no layout to write inode %lu with (%d)\n",
-				    inode->i_ino, wb.err);
+		pr_warn_ratelimited("no layout to write inode %llu with (%d)\n",
+				    (u64)inode->i_ino, wb.err);
 		mapping_set_error(mapping, wb.err);
 	}
 	return err;
@@ -935,7 +935,7 @@ static int aifs_write_prepare(struct folio *folio, loff_t pos,
 	return aifs_launder_folio(folio);
 }
 
-int aifs_write_begin(struct file *file, struct address_space *mapping,
+int aifs_write_begin(AIFS_WRITE_CALLER *caller, struct address_space *mapping,
 		     loff_t pos, unsigned int len,
 		     struct aifs_write_page **pagep, void **fsdata)
 {
@@ -960,7 +960,7 @@ int aifs_write_begin(struct file *file, struct address_space *mapping,
 	return 0;
 }
 
-int aifs_write_end(struct file *file, struct address_space *mapping,
+int aifs_write_end(AIFS_WRITE_CALLER *caller, struct address_space *mapping,
 		   loff_t pos, unsigned int len, unsigned int copied,
 		   struct aifs_write_page *page, void *fsdata)
 {
