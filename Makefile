@@ -8,7 +8,7 @@
 #   make test-servers-asan   the servers layer on AddressSanitizer builds
 #   make test-long    aifs-fsx, 200,000 ops per mode, on the host and on aifs
 #                     in the VM (Documentation/testing-tools.md), and the
-#                     VM groups and fsx again on Debian's 6.12; the
+#                     VM groups and fsx again on Debian's 6.12 and 7.3; the
 #                     replica kill test on 1 GiB files; the nemesis tests
 #                     with 12 random seeds each (hours)
 #   make kmod-matrix  aifs.ko against the host's kernel and Debian's 6.12 and
@@ -130,9 +130,12 @@ test-faults: all
 test-long: all test-kmods
 	@AIFS_FSX_OPS=200000 tests/unit/fsx-local.sh
 	@AIFS_FSX_OPS=200000 scripts/vm/run -n long -t 14400 tests/vm/write/05-fsx*.sh
-	@AIFS_VM_KERNEL=6.12 scripts/run-tests vm
-	@AIFS_VM_KERNEL=6.12 AIFS_FSX_OPS=200000 scripts/vm/run -n long-6.12 -t 14400 \
-		tests/vm/write/05-fsx*.sh
+	@status=0; for k in $$(awk '!/^#/ && NF { print $$1 }' scripts/kernels/kernels); do \
+		tests/unit/dkms-build.sh "$$k" || status=1; \
+		AIFS_VM_KERNEL=$$k scripts/run-tests vm || status=1; \
+		AIFS_VM_KERNEL=$$k AIFS_FSX_OPS=200000 scripts/vm/run -n long-$$k \
+			-t 14400 tests/vm/write/05-fsx*.sh || status=1; \
+	done; exit $$status
 	@AIFS_FAULT_MIB=1024 VM_MEM=5G scripts/vm/run -n long-faults -t 3600 \
 		tests/faults/replica/01-killed.sh
 	@AIFS_NEMESIS_SEEDS="$$(shuf -i 1000-999999 -n 12)" AIFS_NEMESIS_FAULTS=8 VM_MEM=5G \

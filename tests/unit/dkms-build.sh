@@ -7,17 +7,32 @@
 # --binaries-only): tests/vm/ops/04-dkms.sh loads it in the guest
 # (ldtarball), installs it and mounts with it, since the same build under
 # the guest's emulated CPU takes about 12 minutes instead of under one.
+# With a KERNEL of scripts/kernels/kernels (6.12), for that kernel instead,
+# from its fetched headers, for a guest booting it (make test-long).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${AIFS_BUILD:-$PWD/build}/dkms
 
 command -v dkms >/dev/null || { echo "dkms not installed (make deps)"; exit 77; }
-kver=$(scripts/kver.sh 2>/dev/null) || { echo "no kernel headers (make deps)"; exit 77; }
+if [ -n "${1:-}" ]; then
+	kdir=$(scripts/kernels/fetch "$1") || {
+		[ $? -eq 2 ] && exit 77
+		echo "FAIL: no headers of $1"; exit 1; }
+	kver=$(cat "$kdir/include/config/kernel.release")
+	# DKMS looks for it in /usr/lib/linux-kbuild-*/ of an installed kernel
+	export sign_file=$kdir/scripts/sign-file
+else
+	kver=$(scripts/kver.sh 2>/dev/null) || { echo "no kernel headers (make deps)"; exit 77; }
+	kdir=/lib/modules/$kver/build
+fi
 version=$(scripts/version.sh)
-rm -rf "$OUT"
+# a kernel's own trees; the packed builds of all side by side in OUT
+tarball=$OUT/aifs-$version-$kver.dkms.tar.gz
+OUT=$OUT/$kver
+rm -rf "$OUT" "$tarball"
 mkdir -p "$OUT/tree" "$OUT/modules"
 trees=(--dkmstree "$OUT/tree" --sourcetree "$OUT/stage/usr/src"
-	--installtree "$OUT/modules")
+	--installtree "$OUT/modules" --kernelsourcedir "$kdir")
 # a signing key of its own, not the host's /var/lib/dkms/mok.key
 export mok_signing_key=$OUT/mok.key mok_certificate=$OUT/mok.pub
 
@@ -36,5 +51,5 @@ vermagic=$(modinfo -F vermagic "$ko")
 modinfo -F signer "$ko" | grep -q "DKMS module signing key" ||
 	{ echo "FAIL: $ko is not signed by DKMS"; exit 1; }
 dkms mktarball -m aifs -v "$version" -k "$kver" --binaries-only \
-	--archive "$OUT/aifs-$version-$kver.dkms.tar.gz" "${trees[@]}" >/dev/null
-echo "DKMS built aifs $version for $kver: $OUT/aifs-$version-$kver.dkms.tar.gz"
+	--archive "$tarball" "${trees[@]}" >/dev/null
+echo "DKMS built aifs $version for $kver: $tarball"
